@@ -1,0 +1,42 @@
+package scheduling_test
+
+import (
+	"fmt"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/scheduling"
+)
+
+// Ten replicas over three equally weighted clusters: KubeFed rounds each
+// share up and runs out before the last cluster, Balanced stays within one.
+func ExamplePlan() {
+	clusters := []string{"berlin", "new-york", "san-francisco"}
+	for _, strategy := range scheduling.Strategies {
+		res, err := scheduling.Plan(scheduling.Input{
+			TotalReplicas: 10,
+			Clusters:      clusters,
+			Preferences:   map[string]scheduling.Preference{scheduling.Wildcard: {Weight: 1}},
+			Key:           "shop/frontend",
+			Strategy:      strategy,
+		})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%-8s", strategy)
+		for _, c := range clusters {
+			fmt.Printf(" %s=%d", c, res.Replicas[c])
+		}
+		fmt.Println()
+	}
+
+	_, err := scheduling.Plan(scheduling.Input{
+		TotalReplicas: 10,
+		Clusters:      clusters,
+		Preferences:   map[string]scheduling.Preference{"berlin": {MinReplicas: 4, MaxReplicas: new(int64(2))}},
+	})
+	fmt.Println(err)
+	// Output:
+	// kubefed  berlin=4 new-york=4 san-francisco=2
+	// balanced berlin=3 new-york=4 san-francisco=3
+	// preferences["berlin"]: min_replicas (4) is greater than max_replicas (2)
+}
