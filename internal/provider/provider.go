@@ -1,0 +1,137 @@
+// Package provider is the Terraform edge of the federation: schemas, models,
+// plan modifiers and diagnostics. It computes nothing itself; it hands plain
+// data to the engine and the registry and reports what they say.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+)
+
+var (
+	_ provider.Provider              = (*kubefedProvider)(nil)
+	_ provider.ProviderWithFunctions = (*kubefedProvider)(nil)
+)
+
+// Defaults of the provider's own settings.
+const (
+	DefaultFederationNamespace = "kube-federation-system"
+	DefaultFieldManager        = "terraform-provider-kubefed"
+	DefaultMaxParallelClusters = 16
+	DefaultRequestTimeout      = 30 * time.Second
+	DefaultQPS                 = 50
+	DefaultBurst               = 100
+)
+
+type kubefedProvider struct {
+	version string
+	clients kube.ClientFactory
+}
+
+// New returns the provider constructor that talks to real clusters.
+func New(version string) func() provider.Provider {
+	return NewWithClientFactory(version, kube.NewClientFactory())
+}
+
+// NewWithClientFactory returns a provider constructor that builds its cluster
+// clients with factory, so that tests can substitute fakes.
+func NewWithClientFactory(version string, factory kube.ClientFactory) func() provider.Provider {
+	return func() provider.Provider {
+		return &kubefedProvider{version: version, clients: factory}
+	}
+}
+
+func (p *kubefedProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "kubefed"
+	resp.Version = p.version
+}
+
+func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var model providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	settings, diags := model.settings()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	settings.Connection.UserAgent = "terraform-provider-kubefed/" + p.version
+
+	data := newProviderData(settings, p.clients)
+	if model.hasUnknownConnection() {
+		// The host is created in the same run: resources plan unknown values
+		// until apply, when the values are known.
+		data.hostUnknownReason = "the provider's connection settings are not known until apply " +
+			"(the host cluster is probably created in the same run)"
+		tflog.Info(ctx, "host connection settings unknown at plan time")
+	} else {
+		restConfig, err := settings.Connection.RESTConfig()
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot configure the connection to the host cluster", err.Error())
+			return
+		}
+		data.hostConfig = restConfig
+		if settings.Connection.Insecure {
+			resp.Diagnostics.AddAttributeWarning(path.Root("insecure"), "TLS verification of the host cluster is off",
+				"insecure = true accepts any certificate, so anyone on the path can read and change what "+
+					"the provider sends. Set cluster_ca_certificate instead.")
+		}
+	}
+	resp.DataSourceData = data
+	resp.ResourceData = data
+}
+
+func (p *kubefedProvider) Resources(context.Context) []func() resource.Resource {
+	return nil
+}
+
+func (p *kubefedProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewClustersDataSource,
+	}
+}
+
+func (p *kubefedProvider) Functions(context.Context) []func() function.Function {
+	return nil
+}
+
+// envString returns the attribute's value, else the environment variable's.
+func envString(value types.String, env string) string {
+	if !value.IsNull() && !value.IsUnknown() {
+		return value.ValueString()
+	}
+	return os.Getenv(env)
+}
+
+// envBool returns the attribute's value, else the environment variable's,
+// else false.
+func envBool(value types.Bool, env string) (bool, error) {
+	if !value.IsNull() && !value.IsUnknown() {
+		return value.ValueBool(), nil
+	}
+	raw := os.Getenv(env)
+	if raw == "" {
+		return false, nil
+	}
+	parsed, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, fmt.Errorf("environment variable %s: %q is not a boolean", env, raw)
+	}
+	return parsed, nil
+}

@@ -1,0 +1,257 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+)
+
+// providerModel is the provider block. Connection attribute names and their
+// environment variables are those of the hashicorp/kubernetes provider.
+type providerModel struct {
+	ConfigPath           types.String `tfsdk:"config_path"`
+	ConfigContext        types.String `tfsdk:"config_context"`
+	Host                 types.String `tfsdk:"host"`
+	Token                types.String `tfsdk:"token"`
+	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
+	ClientCertificate    types.String `tfsdk:"client_certificate"`
+	ClientKey            types.String `tfsdk:"client_key"`
+	Insecure             types.Bool   `tfsdk:"insecure"`
+	TLSServerName        types.String `tfsdk:"tls_server_name"`
+	ProxyURL             types.String `tfsdk:"proxy_url"`
+	Exec                 *execModel   `tfsdk:"exec"`
+
+	FederationNamespace types.String `tfsdk:"federation_namespace"`
+	FieldManager        types.String `tfsdk:"field_manager"`
+	MaxParallelClusters types.Int64  `tfsdk:"max_parallel_clusters"`
+	RequestTimeout      types.String `tfsdk:"request_timeout"`
+	QPS                 types.Int64  `tfsdk:"qps"`
+	Burst               types.Int64  `tfsdk:"burst"`
+}
+
+type execModel struct {
+	APIVersion types.String `tfsdk:"api_version"`
+	Command    types.String `tfsdk:"command"`
+	Args       types.List   `tfsdk:"args"`
+	Env        types.Map    `tfsdk:"env"`
+}
+
+// settings is the provider configuration resolved to plain values.
+type settings struct {
+	Connection          kube.Config
+	FederationNamespace string
+	FieldManager        string
+	MaxParallelClusters int
+	RequestTimeout      time.Duration
+}
+
+func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Federates Kubernetes objects across member clusters, KubeFed style, computing at plan time " +
+			"what each cluster receives. The connection settings point at the host cluster, which stores the federation's " +
+			"registry, type configurations, federated objects and replica scheduling preferences.",
+		Attributes: map[string]schema.Attribute{
+			"config_path": schema.StringAttribute{
+				Optional:    true,
+				Description: "Path to a kubeconfig file for the host cluster. Can be set with KUBE_CONFIG_PATH.",
+			},
+			"config_context": schema.StringAttribute{
+				Optional:    true,
+				Description: "Context of the kubeconfig to use; its current context when unset. Can be set with KUBE_CTX.",
+			},
+			"host": schema.StringAttribute{
+				Optional:    true,
+				Description: "URL of the host cluster's API server, e.g. `https://127.0.0.1:6443`. Overrides the kubeconfig. Can be set with KUBE_HOST.",
+			},
+			"token": schema.StringAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				Description: "Bearer token for the host cluster. Can be set with KUBE_TOKEN.",
+			},
+			"cluster_ca_certificate": schema.StringAttribute{
+				Optional:    true,
+				Description: "PEM-encoded CA certificate that signed the host API server's certificate. Can be set with KUBE_CLUSTER_CA_CERT_DATA.",
+			},
+			"client_certificate": schema.StringAttribute{
+				Optional:    true,
+				Description: "PEM-encoded client certificate for TLS client authentication. Can be set with KUBE_CLIENT_CERT_DATA.",
+			},
+			"client_key": schema.StringAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				Description: "PEM-encoded private key of client_certificate. Can be set with KUBE_CLIENT_KEY_DATA.",
+			},
+			"insecure": schema.BoolAttribute{
+				Optional:    true,
+				Description: "Skip TLS verification of the host API server. Defaults to false; setting it true gives a warning. Can be set with KUBE_INSECURE.",
+			},
+			"tls_server_name": schema.StringAttribute{
+				Optional:    true,
+				Description: "Server name to verify the host API server's certificate against, when it differs from the host name. Can be set with KUBE_TLS_SERVER_NAME.",
+			},
+			"proxy_url": schema.StringAttribute{
+				Optional:    true,
+				Description: "URL of a proxy for requests to the host cluster. Can be set with KUBE_PROXY_URL.",
+			},
+			"federation_namespace": schema.StringAttribute{
+				Optional:    true,
+				Description: "Namespace of the host cluster that holds the federation's registry and type configurations. Defaults to `" + DefaultFederationNamespace + "`, KubeFed's.",
+				Validators:  []validator.String{stringvalidator.LengthBetween(1, 63)},
+			},
+			"field_manager": schema.StringAttribute{
+				Optional:    true,
+				Description: "Field manager name of the provider's server-side applies. Defaults to `" + DefaultFieldManager + "`.",
+				Validators:  []validator.String{stringvalidator.LengthBetween(1, 128)},
+			},
+			"max_parallel_clusters": schema.Int64Attribute{
+				Optional:    true,
+				Description: fmt.Sprintf("How many member clusters the provider talks to at once. Defaults to %d.", DefaultMaxParallelClusters),
+				Validators:  []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"request_timeout": schema.StringAttribute{
+				Optional:    true,
+				Description: "Timeout of each request to a cluster, as a Go duration such as `30s` or `1m`. Defaults to `30s`.",
+			},
+			"qps": schema.Int64Attribute{
+				Optional: true,
+				Description: fmt.Sprintf("Client-side rate limit, in requests per second, for each cluster. Defaults to %d "+
+					"(client-go's own default of 5 would make requests leave 200 ms apart).", DefaultQPS),
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"burst": schema.Int64Attribute{
+				Optional:    true,
+				Description: fmt.Sprintf("Burst allowed above qps, for each cluster. Defaults to %d.", DefaultBurst),
+				Validators:  []validator.Int64{int64validator.AtLeast(1)},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"exec": schema.SingleNestedBlock{
+				Description: "A credential plugin that prints an ExecCredential for the host cluster, as in a kubeconfig's exec section (e.g. `aws eks get-token`).",
+				Attributes: map[string]schema.Attribute{
+					"api_version": schema.StringAttribute{
+						Optional:    true,
+						Description: "API version of the ExecCredential, e.g. `client.authentication.k8s.io/v1`.",
+					},
+					"command": schema.StringAttribute{
+						Optional:    true,
+						Description: "Command to run.",
+					},
+					"args": schema.ListAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Arguments of the command.",
+					},
+					"env": schema.MapAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Environment variables set for the command.",
+					},
+				},
+			},
+		},
+	}
+}
+
+// hasUnknownConnection reports whether a connection setting is not known yet.
+func (m providerModel) hasUnknownConnection() bool {
+	for _, v := range []interface{ IsUnknown() bool }{
+		m.ConfigPath, m.ConfigContext, m.Host, m.Token, m.ClusterCACertificate,
+		m.ClientCertificate, m.ClientKey, m.Insecure, m.TLSServerName, m.ProxyURL,
+	} {
+		if v.IsUnknown() {
+			return true
+		}
+	}
+	if m.Exec != nil {
+		return m.Exec.APIVersion.IsUnknown() || m.Exec.Command.IsUnknown() ||
+			m.Exec.Args.IsUnknown() || m.Exec.Env.IsUnknown()
+	}
+	return false
+}
+
+// settings resolves the model, falling back to environment variables and
+// defaults.
+func (m providerModel) settings() (settings, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	s := settings{
+		Connection: kube.Config{
+			ConfigPath:           envString(m.ConfigPath, "KUBE_CONFIG_PATH"),
+			ConfigContext:        envString(m.ConfigContext, "KUBE_CTX"),
+			Host:                 envString(m.Host, "KUBE_HOST"),
+			Token:                envString(m.Token, "KUBE_TOKEN"),
+			ClusterCACertificate: envString(m.ClusterCACertificate, "KUBE_CLUSTER_CA_CERT_DATA"),
+			ClientCertificate:    envString(m.ClientCertificate, "KUBE_CLIENT_CERT_DATA"),
+			ClientKey:            envString(m.ClientKey, "KUBE_CLIENT_KEY_DATA"),
+			TLSServerName:        envString(m.TLSServerName, "KUBE_TLS_SERVER_NAME"),
+			ProxyURL:             envString(m.ProxyURL, "KUBE_PROXY_URL"),
+			QPS:                  float32(int64Or(m.QPS, DefaultQPS)),
+			Burst:                int(int64Or(m.Burst, DefaultBurst)),
+		},
+		FederationNamespace: stringOr(m.FederationNamespace, DefaultFederationNamespace),
+		FieldManager:        stringOr(m.FieldManager, DefaultFieldManager),
+		MaxParallelClusters: int(int64Or(m.MaxParallelClusters, DefaultMaxParallelClusters)),
+		RequestTimeout:      DefaultRequestTimeout,
+	}
+	insecure, err := envBool(m.Insecure, "KUBE_INSECURE")
+	if err != nil {
+		diags.AddAttributeError(path.Root("insecure"), "Invalid insecure setting", err.Error())
+	}
+	s.Connection.Insecure = insecure
+
+	if raw := m.RequestTimeout.ValueString(); raw != "" {
+		timeout, err := time.ParseDuration(raw)
+		if err != nil || timeout <= 0 {
+			diags.AddAttributeError(path.Root("request_timeout"), "Invalid request_timeout",
+				fmt.Sprintf("%q is not a positive Go duration; write it like \"30s\" or \"2m\".", raw))
+		}
+		s.RequestTimeout = timeout
+	}
+	s.Connection.Timeout = s.RequestTimeout
+
+	if m.Exec != nil {
+		exec := &kube.ExecConfig{APIVersion: m.Exec.APIVersion.ValueString(), Command: m.Exec.Command.ValueString()}
+		if exec.Command == "" {
+			diags.AddAttributeError(path.Root("exec").AtName("command"), "Missing exec command",
+				"The exec block needs a command that prints an ExecCredential.")
+		}
+		if exec.APIVersion == "" {
+			exec.APIVersion = "client.authentication.k8s.io/v1"
+		}
+		diags.Append(m.Exec.Args.ElementsAs(context.Background(), &exec.Args, false)...)
+		diags.Append(m.Exec.Env.ElementsAs(context.Background(), &exec.Env, false)...)
+		s.Connection.Exec = exec
+	}
+	if diags.HasError() {
+		return s, diags
+	}
+	if s.Connection.IsEmpty() && !m.hasUnknownConnection() {
+		diags.AddError("The provider does not know which host cluster to use", kube.ErrNoConfiguration.Error()+
+			". The provider never falls back to ~/.kube/config on its own, so that a plan cannot target the wrong cluster by accident.")
+	}
+	return s, diags
+}
+
+func stringOr(v types.String, fallback string) string {
+	if v.IsNull() || v.IsUnknown() || v.ValueString() == "" {
+		return fallback
+	}
+	return v.ValueString()
+}
+
+func int64Or(v types.Int64, fallback int64) int64 {
+	if v.IsNull() || v.IsUnknown() {
+		return fallback
+	}
+	return v.ValueInt64()
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Prints the path of a command the project builds for itself, building it from
+# the Go module proxy the first time. Binaries are cached outside the
+# repository, keyed by version, so a second call is instant.
+#
+#   scripts/tool.sh kube-apiserver | tofu | terraform | tfplugindocs | goreleaser | golangci-lint
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${KUBEFED_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-kubefed}
+name=${1:?usage: tool.sh NAME}
+
+# module_version DIR MODULE: the version of MODULE that tools/DIR/go.mod pins.
+module_version() {
+  (cd "$root/tools/$1" && go list -m -f '{{.Version}}' "$2")
+}
+
+case $name in
+  kube-apiserver) dir=kube-apiserver module=k8s.io/kubernetes pkg=k8s.io/kubernetes/cmd/kube-apiserver ;;
+  tofu)           dir=opentofu module=github.com/opentofu/opentofu pkg=github.com/opentofu/opentofu/cmd/tofu ;;
+  tfplugindocs)   dir=tfplugindocs module=github.com/hashicorp/terraform-plugin-docs pkg=github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs ;;
+  goreleaser)     dir=goreleaser module=github.com/goreleaser/goreleaser/v2 pkg=github.com/goreleaser/goreleaser/v2 ;;
+  golangci-lint)  dir=golangci-lint module=github.com/golangci/golangci-lint/v2 pkg=github.com/golangci/golangci-lint/v2/cmd/golangci-lint ;;
+  terraform)      dir= module=github.com/hashicorp/terraform pkg=github.com/hashicorp/terraform ;;
+  *) echo "tool.sh: unknown tool $name" >&2; exit 2 ;;
+esac
+
+if [ -n "$dir" ]; then
+  version=$(module_version "$dir" "$module")
+else
+  # Terraform's newer releases carry replace directives the proxy cannot
+  # satisfy; 1.5.7 installs as a plain module.
+  version=${KUBEFED_TERRAFORM_VERSION:-v1.5.7}
+fi
+
+bin="$cache/bin/$name-$version"
+if [ ! -x "$bin" ]; then
+  mkdir -p "$cache/bin"
+  echo "tool.sh: building $name $version (first time only)" >&2
+  tmp=$(mktemp -d "$cache/bin/.build.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  if [ -n "$dir" ]; then
+    (cd "$root/tools/$dir" && CGO_ENABLED=0 go build -trimpath -o "$tmp/$name" "$pkg")
+  else
+    GOBIN="$tmp" CGO_ENABLED=0 go install -trimpath "$pkg@$version"
+  fi
+  mv "$tmp/$name" "$bin"
+fi
+echo "$bin"
