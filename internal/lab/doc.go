@@ -1,0 +1,22 @@
+// Package lab runs a real Kubernetes federation on loopback: one etcd and
+// one kube-apiserver per cluster, each with its own etcd prefix, TLS serving
+// certificate, certificate authority, static admin token and service-account
+// signing key. The first cluster is the federation host; the others are
+// members.
+//
+// Every cluster is reached through a small TCP proxy owned by the lab, so a
+// test can add artificial one-way latency to a cluster. A test can also stop
+// a cluster: its clients then get a refused connection at once, never a
+// hang, and the cluster comes back at the same URL with its data.
+//
+// All processes run in their own sessions and outlive the process that
+// started them. Everything needed to find them again (ports, pids, command
+// lines, credentials) lives in a state directory, so a CLI, a test binary's
+// TestMain and a benchmark can share one lab. Operations that change the lab
+// take a file lock on that directory, so concurrent callers are serialised.
+//
+// The latency proxies run as separate processes too. They are the calling
+// binary itself, re-executed with a marker in the environment: any program
+// that imports this package can therefore start a lab, whether it is the
+// kubefed-lab command or a test binary.
+package lab
