@@ -105,6 +105,7 @@ func ExplainWith(endpoint string, err error, hints Hints) error {
 // Classify tells which kind of failure err is.
 func Classify(err error) FailureKind {
 	var (
+		explained        *ConnectionError
 		unknownAuthority x509.UnknownAuthorityError
 		hostname         x509.HostnameError
 		invalid          x509.CertificateInvalidError
@@ -116,6 +117,8 @@ func Classify(err error) FailureKind {
 		urlErr           *url.Error
 	)
 	switch {
+	case errors.As(err, &explained):
+		return explained.Kind
 	case apierrors.IsUnauthorized(err):
 		return FailureUnauthorized
 	case apierrors.IsForbidden(err):

@@ -12,7 +12,7 @@ import (
 // clusterSelectorModel is the shape every cluster_selector block shares, as
 // in a Kubernetes label selector.
 type clusterSelectorModel struct {
-	MatchLabels      map[string]string       `tfsdk:"match_labels"`
+	MatchLabels      map[string]string      `tfsdk:"match_labels"`
 	MatchExpressions []matchExpressionModel `tfsdk:"match_expressions"`
 }
 

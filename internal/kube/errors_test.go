@@ -1,0 +1,109 @@
+package kube
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+// serverVersion asks a server for /version through the real client stack.
+func serverVersion(t *testing.T, cfg *rest.Config) error {
+	t.Helper()
+	clients, err := NewClientFactory().NewClients(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = clients.Kubernetes.Discovery().ServerVersion()
+	return ExplainWith(cfg.Host, err, defaultHints)
+}
+
+func TestExplain_unauthorized(t *testing.T) {
+	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Unauthorized","code":401}`))
+	}))
+	defer server.Close()
+	err := serverVersion(t, &rest.Config{Host: server.URL, BearerToken: "wrong", TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	assertFailure(t, err, FailureUnauthorized, "rejected the credentials (401 Unauthorized)", "check token")
+}
+
+func TestExplain_forbidden(t *testing.T) {
+	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}`))
+	}))
+	defer server.Close()
+	err := serverVersion(t, &rest.Config{Host: server.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	assertFailure(t, err, FailureForbidden, "refused the request (403 Forbidden)", "RBAC")
+}
+
+func TestExplain_unknownAuthority(t *testing.T) {
+	server := httptest.NewTLSServer(http.NotFoundHandler())
+	defer server.Close()
+	// No CA given: the test server's self-signed certificate is not trusted.
+	err := serverVersion(t, &rest.Config{Host: server.URL})
+	assertFailure(t, err, FailureTLS, "TLS verification of the API server at "+server.URL+" failed", "cluster_ca_certificate")
+}
+
+func TestExplain_connectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	err = serverVersion(t, &rest.Config{Host: "https://" + addr})
+	assertFailure(t, err, FailureUnreachable, "cannot reach the API server at https://"+addr, "check host")
+}
+
+func TestClassify_closedRightAfterAccept(t *testing.T) {
+	// What a load balancer with no backend looks like: the connection opens
+	// and closes at once, and the transport reports an EOF.
+	err := &url.Error{Op: "Get", URL: "https://127.0.0.1:1/version", Err: io.EOF}
+	if got := Classify(err); got != FailureUnreachable {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestExplain_deadline(t *testing.T) {
+	if Classify(context.DeadlineExceeded) != FailureUnreachable {
+		t.Fatal("a deadline is an unreachable cluster")
+	}
+	if ExplainWith("x", nil, defaultHints) != nil {
+		t.Fatal("nil stays nil")
+	}
+}
+
+func TestExplainWith_callerHints(t *testing.T) {
+	err := ExplainWith("https://berlin", context.DeadlineExceeded, Hints{Endpoint: "check api_endpoint of cluster berlin"})
+	if !strings.Contains(err.Error(), "check api_endpoint of cluster berlin") {
+		t.Fatalf("caller's hint missing: %v", err)
+	}
+	if again := Explain("other", err); again != err {
+		t.Fatal("an explained error is returned as it is")
+	}
+}
+
+func assertFailure(t *testing.T, err error, kind FailureKind, wants ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	if got := Classify(err); got != kind {
+		t.Errorf("kind %q, want %q (%v)", got, kind, err)
+	}
+	for _, want := range wants {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}

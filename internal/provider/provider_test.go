@@ -1,0 +1,112 @@
+package provider_test
+
+import (
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/provider"
+)
+
+func TestMain(m *testing.M) {
+	acctest.Main(m)
+}
+
+var protoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"kubefed": providerserver.NewProtocol6WithError(provider.New("test")()),
+}
+
+const readClusters = `
+data "kubefed_clusters" "all" {}
+`
+
+func TestAccProvider_kubeconfigContext(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acctest.HostProviderConfig(t) + readClusters,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.kubefed_clusters.all", tfjsonpath.New("names"), knownvalue.ListExact(nil)),
+			},
+		}},
+	})
+}
+
+func TestAccProvider_inlineCredentials(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: inlineProvider(t, acctest.Lab(t).Host().URL, acctest.Lab(t).Host().Token, string(acctest.Lab(t).Host().CAPEM)) + readClusters,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.kubefed_clusters.all", tfjsonpath.New("names"), knownvalue.ListExact(nil)),
+			},
+		}},
+	})
+}
+
+func TestAccProvider_wrongToken(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      inlineProvider(t, acctest.Lab(t).Host().URL, "not-the-token", string(acctest.Lab(t).Host().CAPEM)) + readClusters,
+			ExpectError: regexp.MustCompile(`(?s)rejected the credentials \(401 Unauthorized\).*check token`),
+		}},
+	})
+}
+
+func TestAccProvider_wrongCA(t *testing.T) {
+	// Another cluster's CA: a valid PEM that did not sign the host's certificate.
+	otherCA := string(acctest.Lab(t).Members()[0].CAPEM)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      inlineProvider(t, acctest.Lab(t).Host().URL, acctest.Lab(t).Host().Token, otherCA) + readClusters,
+			ExpectError: regexp.MustCompile(`(?s)TLS verification of the API server at .* failed.*cluster_ca_certificate`),
+		}},
+	})
+}
+
+func TestAccProvider_unreachableHost(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			// Port 1 on loopback: nothing listens there, so the connection is refused at once.
+			Config:      inlineProvider(t, "https://127.0.0.1:1", "token", string(acctest.Lab(t).Host().CAPEM)) + readClusters,
+			ExpectError: regexp.MustCompile(`(?s)cannot reach the API server at https://127.0.0.1:1.*check host`),
+		}},
+	})
+}
+
+func TestAccProvider_nothingConfigured(t *testing.T) {
+	for _, env := range []string{"KUBE_CONFIG_PATH", "KUBE_HOST", "KUBE_CTX", "KUBE_TOKEN"} {
+		if _, set := os.LookupEnv(env); set {
+			t.Setenv(env, "")
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      `provider "kubefed" {}` + readClusters,
+			ExpectError: regexp.MustCompile(`(?s)does not know which host cluster to use.*set config_path`),
+		}},
+	})
+}
+
+func inlineProvider(t *testing.T, host, token, ca string) string {
+	t.Helper()
+	return `
+provider "kubefed" {
+  host                   = ` + acctest.Quote(host) + `
+  token                  = ` + acctest.Quote(token) + `
+  cluster_ca_certificate = ` + acctest.Quote(ca) + `
+}
+`
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the acceptance tests against the lab, once with OpenTofu and once with
+# Terraform, and the lab's own integration test. Brings the lab up when it is
+# not running, and down again afterwards in that case only.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+KUBEFED_LAB_KUBE_APISERVER=$(scripts/tool.sh kube-apiserver)
+export KUBEFED_LAB_KUBE_APISERVER
+tofu=$(scripts/tool.sh tofu)
+terraform=$(scripts/tool.sh terraform)
+
+go build -o bin/kubefed-lab ./cmd/kubefed-lab
+lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
+if [ ! -d "$lab_dir" ]; then
+  trap 'bin/kubefed-lab -dir "$lab_dir" down' EXIT
+fi
+bin/kubefed-lab -dir "$lab_dir" up
+export KUBEFED_LAB_DIR=$lab_dir
+
+go test -count=1 ./internal/lab/...
+
+# terraform-plugin-testing's default provider namespace is rejected by
+# OpenTofu; "hashicorp" works with both CLIs.
+export TF_ACC=1 TF_ACC_PROVIDER_NAMESPACE=hashicorp
+for cli in "$tofu" "$terraform"; do
+  echo "== acceptance tests with $("$cli" version | head -n 1)"
+  TF_ACC_TERRAFORM_PATH=$cli go test -count=1 -timeout 40m -run '^TestAcc' ./internal/... ${TESTARGS:-}
+done
