@@ -4,12 +4,12 @@
 //
 // Usage:
 //
-//	kubefed-lab up [-dir DIR] [-clusters host,a,b] [-kube-apiserver PATH] [-etcd PATH] [-base-port N] [-timeout D]
-//	kubefed-lab status [-dir DIR]
-//	kubefed-lab stop [-dir DIR] NAME
-//	kubefed-lab start [-dir DIR] NAME
-//	kubefed-lab latency [-dir DIR] NAME DURATION
-//	kubefed-lab down [-dir DIR]
+//	kubefed-lab [-dir DIR] up [-clusters host,a,b] [-kube-apiserver PATH] [-etcd PATH] [-base-port N] [-timeout D]
+//	kubefed-lab [-dir DIR] status
+//	kubefed-lab [-dir DIR] stop NAME
+//	kubefed-lab [-dir DIR] start NAME
+//	kubefed-lab [-dir DIR] latency NAME DURATION
+//	kubefed-lab [-dir DIR] down
 //
 // The state directory defaults to .lab at the root of this module (or
 // $KUBEFED_LAB_DIR); its kubeconfig has one context per cluster.
@@ -37,12 +37,12 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `Usage: kubefed-lab COMMAND [flags] [args]
+const usage = `Usage: kubefed-lab [-dir DIR] COMMAND [flags] [args]
 
 Commands:
   up                     start the lab, or whatever of it is not running, and wait until it is ready
   status                 show each cluster: URL, pids, readiness, latency
-  stop NAME              stop the kube-apiserver of one cluster (clients then get connection errors)
+  stop NAME              stop one cluster; its URL refuses connections until it starts again
   start NAME             start it again with the same port, certificates and data
   latency NAME DURATION  delay each direction of a cluster's traffic, e.g. 80ms; 0 removes it
   down                   stop every process of the lab and remove its directory
@@ -52,17 +52,30 @@ Run "kubefed-lab COMMAND -h" for the flags of a command.
 
 // run executes one command and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+	if len(args) > 0 && args[0] == "help" {
 		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
-	cmd, args := args[0], args[1:]
+	// -dir may come before the command (as the Makefile passes it) or
+	// after it.
+	global := flag.NewFlagSet("kubefed-lab", flag.ContinueOnError)
+	global.SetOutput(stderr)
+	global.Usage = func() { fmt.Fprint(stderr, usage) }
+	globalDir := global.String("dir", "", "state directory")
+	if err := global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if global.NArg() == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, args := global.Arg(0), global.Args()[1:]
 	fs := flag.NewFlagSet("kubefed-lab "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("dir", "", "state directory (default: .lab at the module root, or $"+lab.EnvDir+")")
+	dir := fs.String("dir", *globalDir, "state directory (default: .lab at the module root, or $"+lab.EnvDir+")")
 
 	var err error
 	switch cmd {
