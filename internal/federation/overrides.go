@@ -1,0 +1,265 @@
+package federation
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// OverrideRule adjusts the object for the clusters it targets. A rule
+// targets either one cluster by name or every cluster its selector matches.
+// Rules apply in list order, so a later rule wins over an earlier one on the
+// same path.
+type OverrideRule struct {
+	// Cluster targets the cluster of that name.
+	Cluster string
+	// Selector targets the clusters whose labels match; an empty Selector
+	// targets every cluster.
+	Selector *Selector
+	// Patches are applied in order.
+	Patches []Patch
+}
+
+// Patch is one RFC 6902 operation.
+type Patch struct {
+	// Op is OpAdd, OpReplace or OpRemove; empty means OpReplace, as in KubeFed.
+	Op string
+	// Path is an RFC 6901 JSON pointer, such as "/spec/template/spec/containers/0/image".
+	Path string
+	// Value is JSON text, such as `"nginx:1.27"` or `{"team":"web"}`.
+	// It must be empty for OpRemove.
+	Value string
+}
+
+// The patch operations overrides may use.
+const (
+	OpAdd     = "add"
+	OpReplace = "replace"
+	OpRemove  = "remove"
+)
+
+// forbiddenPaths identify the object; overriding them would make a cluster
+// receive a different object than the one federated. /apiVersion stays
+// allowed, as in KubeFed, so that a cluster can be served another version.
+var forbiddenPaths = [][]string{
+	{"metadata", "name"},
+	{"metadata", "namespace"},
+	{"metadata", "generateName"},
+	{"kind"},
+}
+
+// OverrideError reports a rule or patch that cannot be applied. Cluster is
+// empty for problems that do not depend on the cluster, and Patch is -1 for
+// problems with the rule as a whole.
+type OverrideError struct {
+	Rule    int
+	Patch   int
+	Cluster string
+	Err     error
+}
+
+func (e *OverrideError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "override rule %d", e.Rule)
+	if e.Patch >= 0 {
+		fmt.Fprintf(&b, ", patch %d", e.Patch)
+	}
+	if e.Cluster != "" {
+		fmt.Fprintf(&b, ", cluster %q", e.Cluster)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *OverrideError) Unwrap() error { return e.Err }
+
+// ValidateOverrides checks everything about rules that does not depend on a
+// cluster's object: targets, selectors, operations, paths and values, and
+// that no cluster is targeted by name twice.
+func ValidateOverrides(rules []OverrideRule) error {
+	_, err := compileOverrides(rules)
+	return err
+}
+
+// compiledRule is an OverrideRule checked and converted once, so that
+// rendering many clusters does not redo it.
+type compiledRule struct {
+	cluster  string
+	selector labels.Selector
+	patches  []Patch
+	ops      jsonpatch.Patch
+}
+
+func (r *compiledRule) targets(c Cluster) bool {
+	if r.selector != nil {
+		return r.selector.Matches(labels.Set(c.Labels))
+	}
+	return r.cluster == c.Name
+}
+
+func compileOverrides(rules []OverrideRule) ([]compiledRule, error) {
+	compiled := make([]compiledRule, len(rules))
+	byName := map[string]int{}
+	for i, rule := range rules {
+		ruleErr := func(err error) error { return &OverrideError{Rule: i, Patch: -1, Err: err} }
+		c := &compiled[i]
+		switch {
+		case rule.Cluster != "" && rule.Selector != nil:
+			return nil, ruleErr(errors.New("the rule sets both cluster and cluster_selector; set one"))
+		case rule.Cluster == "" && rule.Selector == nil:
+			return nil, ruleErr(errors.New("the rule targets no cluster; set cluster or cluster_selector"))
+		case rule.Selector != nil:
+			sel, err := rule.Selector.compile()
+			if err != nil {
+				return nil, ruleErr(fmt.Errorf("cluster_selector: %w", err))
+			}
+			c.selector = sel
+		default:
+			if first, dup := byName[rule.Cluster]; dup {
+				return nil, ruleErr(fmt.Errorf("cluster %q is already targeted by name in override rule %d; merge the two rules", rule.Cluster, first))
+			}
+			byName[rule.Cluster] = i
+			c.cluster = rule.Cluster
+		}
+		c.patches = rule.Patches
+		c.ops = make(jsonpatch.Patch, len(rule.Patches))
+		for j, p := range rule.Patches {
+			op, err := compilePatch(p)
+			if err != nil {
+				return nil, &OverrideError{Rule: i, Patch: j, Err: err}
+			}
+			c.ops[j] = op
+		}
+	}
+	return compiled, nil
+}
+
+func compilePatch(p Patch) (jsonpatch.Operation, error) {
+	kind := p.Op
+	var value json.RawMessage
+	if kind == "" {
+		kind = OpReplace
+	}
+	switch kind {
+	case OpAdd, OpReplace:
+		if p.Value == "" {
+			return nil, fmt.Errorf("op %s needs a value", kind)
+		}
+		v, err := decodeJSON([]byte(p.Value))
+		if err != nil {
+			return nil, fmt.Errorf("value %s is not JSON text (%v); a string needs JSON quotes, as in %s", clip(p.Value), err, strconv.Quote("text"))
+		}
+		// Canonical numbers in values spare the rendered object a second
+		// pass over its numbers.
+		if value, err = encodeCanonical(v); err != nil {
+			return nil, fmt.Errorf("value %s: %w", clip(p.Value), err)
+		}
+	case OpRemove:
+		if p.Value != "" {
+			return nil, errors.New("op remove takes no value")
+		}
+	default:
+		return nil, fmt.Errorf("unknown op %q; use %s, %s or %s", p.Op, OpAdd, OpReplace, OpRemove)
+	}
+	if err := checkOverridePath(p.Path); err != nil {
+		return nil, err
+	}
+	op := jsonpatch.Operation{"op": rawString(kind), "path": rawString(p.Path)}
+	if kind != OpRemove {
+		op["value"] = &value
+	}
+	return op, nil
+}
+
+// checkOverridePath accepts JSON pointers that do not touch the fields that
+// identify the object. The empty pointer, the whole object, is refused for
+// the same reason.
+func checkOverridePath(path string) error {
+	tokens, err := parsePointer(path)
+	if err != nil {
+		return err
+	}
+	if len(tokens) == 0 {
+		return errors.New(`path "" is the whole object, which overrides may not replace`)
+	}
+	for _, f := range forbiddenPaths {
+		if len(tokens) >= len(f) && equalTokens(tokens[:len(f)], f) {
+			return fmt.Errorf("path %q may not be overridden: /%s identifies the object", path, strings.Join(f, "/"))
+		}
+	}
+	return nil
+}
+
+// parsePointer splits an RFC 6901 JSON pointer into its unescaped tokens.
+func parsePointer(path string) ([]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if path[0] != '/' {
+		return nil, fmt.Errorf("path %q is not a JSON pointer: it must start with \"/\"", path)
+	}
+	tokens := strings.Split(path[1:], "/")
+	for i, t := range tokens {
+		for k := 0; k < len(t); k++ {
+			if t[k] == '~' && (k+1 == len(t) || (t[k+1] != '0' && t[k+1] != '1')) {
+				return nil, fmt.Errorf("path %q is not a JSON pointer: \"~\" must be followed by 0 or 1", path)
+			}
+		}
+		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return tokens, nil
+}
+
+func equalTokens(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// lookup reports whether the pointer's tokens reach a value in doc.
+func lookup(doc any, tokens []string) bool {
+	for _, t := range tokens {
+		switch node := doc.(type) {
+		case map[string]any:
+			v, ok := node[t]
+			if !ok {
+				return false
+			}
+			doc = v
+		case []any:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(node) || (len(t) > 1 && t[0] == '0') {
+				return false
+			}
+			doc = node[i]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func rawString(s string) *json.RawMessage {
+	b, _ := json.Marshal(s)
+	raw := json.RawMessage(b)
+	return &raw
+}
+
+// clip shortens a value quoted in an error message, so that a pasted
+// document does not drown the message.
+func clip(s string) string {
+	const most = 40
+	if len(s) > most {
+		s = s[:most] + "…"
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,249 @@
+package federation
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidateOverridesRejects(t *testing.T) {
+	ok := Patch{Path: "/spec/replicas", Value: "2"}
+	cases := []struct {
+		name     string
+		rules    []OverrideRule
+		rule     int
+		patch    int
+		mentions string
+	}{
+		{"metadata.name", []OverrideRule{{Cluster: "berlin", Patches: []Patch{ok, {Path: "/metadata/name", Value: `"x"`}}}}, 0, 1, `path "/metadata/name" may not be overridden`},
+		{"metadata.namespace", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/metadata/namespace"}}}}, 0, 0, `path "/metadata/namespace" may not be overridden`},
+		{"metadata.generateName", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/generateName", Value: `"x-"`}}}}, 0, 0, `path "/metadata/generateName" may not be overridden`},
+		{"kind", []OverrideRule{{Cluster: "a"}, {Cluster: "berlin", Patches: []Patch{{Path: "/kind", Value: `"Pod"`}}}}, 1, 0, `path "/kind" may not be overridden`},
+		{"below a forbidden path", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/name/x", Value: `1`}}}}, 0, 0, "may not be overridden: /metadata/name identifies the object"},
+		{"the whole object", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "", Value: `{}`}}}}, 0, 0, "is the whole object"},
+		{"a pointer without a leading slash", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "spec/replicas", Value: "1"}}}}, 0, 0, `path "spec/replicas" is not a JSON pointer: it must start with "/"`},
+		{"a bad escape", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/metadata/labels/a~2b", Value: `"1"`}}}}, 0, 0, `"~" must be followed by 0 or 1`},
+		{"a trailing tilde", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec~", Value: "1"}}}}, 0, 0, `"~" must be followed by 0 or 1`},
+		{"an unknown op", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: "move", Path: "/spec/replicas"}}}}, 0, 0, `unknown op "move"; use add, replace or remove`},
+		{"an op in the wrong case", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: "Add", Path: "/spec/replicas", Value: "1"}}}}, 0, 0, `unknown op "Add"`},
+		{"a value that is not JSON", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/0/image", Value: "nginx:1.27"}}}}, 0, 0, `value "nginx:1.27" is not JSON text`},
+		{"trailing data after the value", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/replicas", Value: "1 2"}}}}, 0, 0, "is not JSON text"},
+		{"a missing value", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/spec/replicas"}}}}, 0, 0, "op add needs a value"},
+		{"a missing value with the default op", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/replicas"}}}}, 0, 0, "op replace needs a value"},
+		{"a value on remove", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/spec/replicas", Value: "1"}}}}, 0, 0, "op remove takes no value"},
+		{"both targets", []OverrideRule{{Cluster: "berlin", Selector: &Selector{}, Patches: []Patch{ok}}}, 0, -1, "sets both cluster and cluster_selector"},
+		{"no target", []OverrideRule{{Patches: []Patch{ok}}}, 0, -1, "targets no cluster"},
+		{"an invalid selector", []OverrideRule{{Selector: &Selector{MatchExpressions: []Requirement{{Key: "env", Operator: "Has"}}}, Patches: []Patch{ok}}}, 0, -1, `cluster_selector: match_expressions[0] (key "env", operator "Has")`},
+		{"the same cluster named twice", []OverrideRule{
+			{Cluster: "berlin", Patches: []Patch{ok}},
+			{Selector: &Selector{}, Patches: []Patch{ok}},
+			{Cluster: "berlin", Patches: []Patch{ok}},
+		}, 2, -1, `cluster "berlin" is already targeted by name in override rule 0`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ValidateOverrides(tc.rules)
+			var oe *OverrideError
+			if !errors.As(err, &oe) {
+				t.Fatalf("err = %v, want *OverrideError", err)
+			}
+			if oe.Rule != tc.rule || oe.Patch != tc.patch || oe.Cluster != "" {
+				t.Errorf("error locates rule %d patch %d cluster %q, want rule %d patch %d and no cluster", oe.Rule, oe.Patch, oe.Cluster, tc.rule, tc.patch)
+			}
+			if !strings.Contains(err.Error(), tc.mentions) {
+				t.Errorf("error %q does not say %q", err, tc.mentions)
+			}
+			prefix := "override rule " + itoa(tc.rule)
+			if tc.patch >= 0 {
+				prefix += ", patch " + itoa(tc.patch)
+			}
+			if !strings.HasPrefix(err.Error(), prefix+": ") {
+				t.Errorf("error %q does not start with %q", err, prefix)
+			}
+			if _, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: tc.rules}); !errors.As(err, &oe) {
+				t.Errorf("NewRenderer error = %v, want the same *OverrideError", err)
+			}
+		})
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+func TestValidateOverridesAccepts(t *testing.T) {
+	rules := []OverrideRule{
+		{Cluster: "berlin", Patches: []Patch{
+			{Path: "/apiVersion", Value: `"apps/v1beta2"`},
+			{Op: OpAdd, Path: "/metadata/labels/team", Value: `"web"`},
+			{Op: OpAdd, Path: "/metadata/annotations", Value: `{"a~b/c":"1"}`},
+			{Op: OpRemove, Path: "/metadata/annotations/a~0b~1c"},
+			{Op: OpReplace, Path: "/spec/template/spec/containers/0/image", Value: `"nginx:1.27-alpine"`},
+			{Op: OpAdd, Path: "/spec/template/spec/containers/-", Value: `{"name":"sidecar","image":"envoy"}`},
+			{Op: OpAdd, Path: "/metadata/nameSuffix", Value: `null`},
+		}},
+		{Cluster: "new-york"},
+		{Selector: &Selector{}},
+		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}},
+	}
+	if err := ValidateOverrides(rules); err != nil {
+		t.Fatalf("ValidateOverrides: %v", err)
+	}
+	if err := ValidateOverrides(nil); err != nil {
+		t.Fatalf("ValidateOverrides(nil): %v", err)
+	}
+}
+
+func TestOverridesApply(t *testing.T) {
+	newYork := Cluster{Name: "new-york", Labels: map[string]string{"region": "us-east", "env": "prod"}}
+	rules := []OverrideRule{
+		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
+			{Path: "/spec/template/spec/containers/0/image", Value: `"nginx:1.27-prod"`},
+			{Op: OpAdd, Path: "/metadata/annotations", Value: `{"tier":"prod"}`},
+		}},
+		{Cluster: "berlin", Patches: []Patch{
+			{Path: "/spec/template/spec/containers/0/image", Value: `"nginx:1.27-berlin"`},
+			{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports"},
+		}},
+		{Selector: &Selector{}, Patches: []Patch{
+			{Op: OpAdd, Path: "/metadata/labels/federated", Value: `"yes"`},
+		}},
+		{Cluster: "new-york", Patches: []Patch{
+			{Path: "/spec/template/spec/containers/0/image", Value: `"nginx:1.27-ny"`},
+		}},
+	}
+	spec := RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: rules}
+	r, err := NewRenderer(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ny, err := r.Render(newYork, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := field(t, ny.Display, "spec", "template", "spec", "containers", "0", "image"); img != "nginx:1.27-ny" {
+		t.Errorf("new-york image = %v; the later rule should win", img)
+	}
+	if a := field(t, ny.Display, "metadata", "annotations", "tier"); a != "prod" {
+		t.Errorf("new-york annotation = %v", a)
+	}
+	if l := field(t, ny.Display, "metadata", "labels", "federated"); l != "yes" {
+		t.Errorf("the empty selector should target every cluster, label = %v", l)
+	}
+
+	be, err := r.Render(berlin, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := field(t, be.Display, "spec", "template", "spec", "containers", "0", "image"); img != "nginx:1.27-berlin" {
+		t.Errorf("berlin image = %v", img)
+	}
+	if p := field(t, be.Display, "spec", "template", "spec", "containers", "0", "ports"); p != nil {
+		t.Errorf("berlin ports should be removed, got %v", p)
+	}
+	if a := field(t, be.Display, "metadata", "annotations"); a != nil {
+		t.Errorf("berlin is not prod and should have no annotations, got %v", a)
+	}
+
+	other, err := r.Render(Cluster{Name: "tokyo"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := field(t, other.Display, "spec", "template", "spec", "containers", "0", "image"); img != "nginx:1.27" {
+		t.Errorf("an untargeted cluster should get the template image, got %v", img)
+	}
+}
+
+func TestOverridesApplyErrorsNameRulePatchAndCluster(t *testing.T) {
+	cases := []struct {
+		name     string
+		rules    []OverrideRule
+		rule     int
+		patch    int
+		mentions string
+	}{
+		{"replace of a missing path", []OverrideRule{{Cluster: "berlin", Patches: []Patch{
+			{Path: "/spec/replicas", Value: "1"},
+			{Path: "/spec/paused", Value: "true"},
+		}}}, 0, 1, `replace "/spec/paused": the path does not exist in this cluster's object`},
+		{"remove of a missing path", []OverrideRule{{Selector: &Selector{}, Patches: []Patch{{Op: OpRemove, Path: "/metadata/annotations/x"}}}}, 0, 0, `remove "/metadata/annotations/x": the path does not exist in this cluster's object`},
+		{"remove of an array index out of range", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/3"}}}}, 0, 0, "the path does not exist"},
+		{"a negative array index", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/-1/image", Value: `"x"`}}}}, 0, 0, "the path does not exist"},
+		{"add below a missing parent", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations/x", Value: `"1"`}}}}, 0, 0, `add "/metadata/annotations/x": the parent of the path does not exist`},
+		{"a path made missing by an earlier rule", []OverrideRule{
+			{Selector: &Selector{MatchLabels: map[string]string{"env": "staging"}}, Patches: []Patch{{Op: OpRemove, Path: "/spec/replicas"}}},
+			{Cluster: "berlin", Patches: []Patch{{Path: "/spec/replicas", Value: "2"}}},
+		}, 1, 0, `replace "/spec/replicas": the path does not exist`},
+		{"replacing metadata with another name", []OverrideRule{{Cluster: "berlin", Patches: []Patch{
+			{Op: OpAdd, Path: "/metadata/labels/x", Value: `"1"`},
+			{Path: "/metadata", Value: `{"name":"other","namespace":"shop"}`},
+		}}}, 0, 1, `replace "/metadata" changes the object's kind, name, namespace or generateName`},
+		{"removing metadata", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/metadata"}}}}, 0, 0, "changes the object's kind, name, namespace or generateName"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: tc.rules})
+			if err != nil {
+				t.Fatalf("NewRenderer: %v", err)
+			}
+			_, err = r.Render(berlin, nil)
+			var oe *OverrideError
+			if !errors.As(err, &oe) {
+				t.Fatalf("err = %v, want *OverrideError", err)
+			}
+			if oe.Rule != tc.rule || oe.Patch != tc.patch || oe.Cluster != "berlin" {
+				t.Errorf("error locates rule %d patch %d cluster %q, want rule %d patch %d cluster berlin", oe.Rule, oe.Patch, oe.Cluster, tc.rule, tc.patch)
+			}
+			want := "override rule " + itoa(tc.rule) + ", patch " + itoa(tc.patch) + `, cluster "berlin": `
+			if !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), tc.mentions) {
+				t.Errorf("error %q, want it to start with %q and say %q", err, want, tc.mentions)
+			}
+		})
+	}
+}
+
+func TestOverridesMayRewriteMetadataKeepingIdentity(t *testing.T) {
+	rules := []OverrideRule{{Cluster: "berlin", Patches: []Patch{
+		{Path: "/metadata", Value: `{"name":"web","namespace":"shop","annotations":{"a":"b"}}`},
+	}}}
+	got := mustRender(t, RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: rules}, berlin, nil)
+	if field(t, got.Display, "metadata", "annotations", "a") != "b" || field(t, got.Display, "metadata", "labels", "app") != nil {
+		t.Errorf("metadata was not replaced: %s", got.Display)
+	}
+	if field(t, got.Display, "metadata", "labels", ManagedLabel) != "true" {
+		t.Errorf("the managed label must be added even when the labels were replaced: %s", got.Display)
+	}
+}
+
+func TestOverridesMayChangeAPIVersion(t *testing.T) {
+	rules := []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/apiVersion", Value: `"apps/v1beta2"`}}}}
+	got := mustRender(t, RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: rules}, berlin, nil)
+	if field(t, got.Display, "apiVersion") != "apps/v1beta2" {
+		t.Errorf("apiVersion = %v", field(t, got.Display, "apiVersion"))
+	}
+}
+
+func TestOverridesLeavingLabelsUnusable(t *testing.T) {
+	rules := []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/metadata/labels", Value: `"none"`}}}}
+	_, err := Render(RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: rules}, berlin, nil)
+	if err == nil || !strings.Contains(err.Error(), `cluster "berlin": the overrides leave metadata.labels as a string`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestParsePointer(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"/", []string{""}},
+		{"/a/b", []string{"a", "b"}},
+		{"/a~1b/c~0d", []string{"a/b", "c~d"}},
+		{"/~01", []string{"~1"}},
+	} {
+		got, err := parsePointer(tc.in)
+		if err != nil || strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("parsePointer(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}

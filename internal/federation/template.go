@@ -1,0 +1,206 @@
+package federation
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// Identity names the object a template describes.
+type Identity struct {
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+}
+
+// serverOwned are metadata fields the API server sets; a template copied
+// from `kubectl get -o yaml` carries them, and sending them back would be
+// rejected or silently ignored.
+var serverOwned = []string{
+	"resourceVersion",
+	"uid",
+	"creationTimestamp",
+	"generation",
+	"managedFields",
+	"selfLink",
+	"deletionTimestamp",
+	"deletionGracePeriodSeconds",
+}
+
+// parseTemplate reads one YAML or JSON document into a JSON object with
+// canonical numbers, drops server-owned fields and checks the fields that
+// identify the object.
+func parseTemplate(text string, namespaced bool) (map[string]any, Identity, []string, error) {
+	doc, err := singleDocument(text)
+	if err != nil {
+		return nil, Identity{}, nil, err
+	}
+	js, err := yaml.YAMLToJSONStrict(doc)
+	if err != nil {
+		return nil, Identity{}, nil, fmt.Errorf("template: %w", err)
+	}
+	v, err := decodeJSON(js)
+	if err != nil {
+		return nil, Identity{}, nil, fmt.Errorf("template: %w", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, Identity{}, nil, fmt.Errorf("template: must be an object (a YAML mapping), not %s", describe(v))
+	}
+
+	var warnings []string
+	drop := func(m map[string]any, key, where string) {
+		v, ok := m[key]
+		if !ok {
+			return
+		}
+		delete(m, key)
+		// `kubectl create --dry-run -o yaml` emits `creationTimestamp: null`
+		// and `status: {}`; they say nothing, so dropping them is silent.
+		if v == nil {
+			return
+		}
+		if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
+			return
+		}
+		warnings = append(warnings, fmt.Sprintf("template: dropped the server-owned field %s; the API server sets it", where))
+	}
+	drop(obj, "status", "status")
+
+	var id Identity
+	var problems []string
+	str := func(m map[string]any, key, where string) string {
+		switch v := m[key].(type) {
+		case nil:
+			return ""
+		case string:
+			return v
+		default:
+			problems = append(problems, fmt.Sprintf("%s must be a string, not %s", where, describe(v)))
+			return ""
+		}
+	}
+	id.APIVersion = str(obj, "apiVersion", "apiVersion")
+	id.Kind = str(obj, "kind", "kind")
+	meta, isMap := obj["metadata"].(map[string]any)
+	if !isMap && obj["metadata"] != nil {
+		problems = append(problems, "metadata must be an object, not "+describe(obj["metadata"]))
+	}
+	if meta != nil {
+		for _, key := range serverOwned {
+			drop(meta, key, "metadata."+key)
+		}
+		id.Name = str(meta, "name", "metadata.name")
+		id.Namespace = str(meta, "namespace", "metadata.namespace")
+		if l, ok := meta["labels"]; ok && l != nil {
+			if _, ok := l.(map[string]any); !ok {
+				problems = append(problems, "metadata.labels must be an object, not "+describe(l))
+			}
+		}
+	}
+	if len(problems) == 0 {
+		for _, f := range []struct{ value, name string }{
+			{id.APIVersion, "apiVersion"}, {id.Kind, "kind"}, {id.Name, "metadata.name"},
+		} {
+			if f.value == "" {
+				problems = append(problems, f.name+" is required")
+			}
+		}
+		switch {
+		case namespaced && id.Namespace == "":
+			problems = append(problems, fmt.Sprintf("metadata.namespace is required: %s is namespaced", kindOr(id.Kind)))
+		case !namespaced && id.Namespace != "":
+			problems = append(problems, fmt.Sprintf("metadata.namespace must not be set: %s is cluster-scoped", kindOr(id.Kind)))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, Identity{}, nil, errors.New("template: " + strings.Join(problems, "; "))
+	}
+	return obj, id, warnings, nil
+}
+
+// singleDocument returns the one YAML document in text. sigs.k8s.io/yaml
+// would silently read only the first of several, hiding the rest.
+func singleDocument(text string) ([]byte, error) {
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(text)))
+	var found []byte
+	for {
+		doc, err := reader.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("template: %w", err)
+		}
+		if !hasContent(doc) {
+			continue
+		}
+		if found != nil {
+			return nil, errors.New("template: holds more than one YAML document; give one object per federated object")
+		}
+		found = doc
+	}
+	if found == nil {
+		return nil, errors.New("template: is empty")
+	}
+	return found, nil
+}
+
+// hasContent reports whether a YAML document holds more than blank lines,
+// comments and document markers.
+func hasContent(doc []byte) bool {
+	for line := range bytes.Lines(doc) {
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 && line[0] != '#' && !bytes.Equal(line, []byte("---")) && !bytes.Equal(line, []byte("...")) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeJSON decodes one JSON value with canonical numbers.
+func decodeJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return canonicalNumbers(v)
+}
+
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func kindOr(kind string) string {
+	if kind == "" {
+		return "the type"
+	}
+	return kind
+}
