@@ -1,0 +1,81 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func TestSettings_defaults(t *testing.T) {
+	s, diags := providerModel{Host: types.StringValue("https://h")}.settings()
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if s.FederationNamespace != "kube-federation-system" || s.FieldManager != "terraform-provider-kubefed" ||
+		s.MaxParallelClusters != 16 || s.RequestTimeout != 30*time.Second ||
+		s.Connection.QPS != 50 || s.Connection.Burst != 100 || s.Connection.Timeout != 30*time.Second {
+		t.Fatalf("defaults not applied: %+v", s)
+	}
+}
+
+func TestSettings_environmentFallback(t *testing.T) {
+	t.Setenv("KUBE_HOST", "https://from-env")
+	t.Setenv("KUBE_TOKEN", "env-token")
+	t.Setenv("KUBE_INSECURE", "true")
+	s, diags := providerModel{Token: types.StringValue("attribute-token")}.settings()
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if s.Connection.Host != "https://from-env" || s.Connection.Token != "attribute-token" || !s.Connection.Insecure {
+		t.Fatalf("attributes win, environment fills the rest: %+v", s.Connection)
+	}
+}
+
+func TestSettings_errors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		model providerModel
+		env   map[string]string
+		want  string
+	}{
+		{"nothing", providerModel{}, nil, "does not know which host cluster to use"},
+		{"bad timeout", providerModel{Host: types.StringValue("h"), RequestTimeout: types.StringValue("soon")}, nil,
+			`"soon" is not a positive Go duration`},
+		{"negative timeout", providerModel{Host: types.StringValue("h"), RequestTimeout: types.StringValue("-1s")}, nil,
+			`"-1s" is not a positive Go duration`},
+		{"bad insecure env", providerModel{Host: types.StringValue("h")}, map[string]string{"KUBE_INSECURE": "maybe"},
+			`KUBE_INSECURE: "maybe" is not a boolean`},
+		{"exec without command", providerModel{Host: types.StringValue("h"), Exec: &execModel{
+			Args: types.ListNull(types.StringType), Env: types.MapNull(types.StringType)}}, nil,
+			"The exec block needs a command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			_, diags := tc.model.settings()
+			if !diags.HasError() {
+				t.Fatal("want an error")
+			}
+			var text string
+			for _, d := range diags.Errors() {
+				text += d.Summary() + ": " + d.Detail()
+			}
+			if !strings.Contains(text, tc.want) {
+				t.Fatalf("%q lacks %q", text, tc.want)
+			}
+		})
+	}
+}
+
+func TestSettings_unknownConnectionIsNotAnError(t *testing.T) {
+	model := providerModel{Host: types.StringUnknown()}
+	if !model.hasUnknownConnection() {
+		t.Fatal("an unknown host is an unknown connection")
+	}
+	if _, diags := model.settings(); diags.HasError() {
+		t.Fatalf("unknown values must not fail configuration: %v", diags)
+	}
+}
