@@ -91,6 +91,8 @@ func Up(ctx context.Context, cfg Config) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(cfg.Dir)
+	existed := statErr == nil
 	unlock, err := lock(ctx, cfg.Dir)
 	if err != nil {
 		return nil, err
@@ -101,7 +103,15 @@ func Up(ctx context.Context, cfg Config) (*Lab, error) {
 	created := false
 	switch {
 	case errors.Is(err, errNoLab):
+		// Down removes the whole directory: never adopt one holding
+		// anything but the remains of an earlier attempt.
+		if err := checkEmpty(cfg.Dir); err != nil {
+			return nil, err
+		}
 		if st, err = create(cfg); err != nil {
+			if !existed {
+				_ = os.RemoveAll(cfg.Dir)
+			}
 			return nil, err
 		}
 		created = true
@@ -393,6 +403,23 @@ func livePID(p procInfo) int {
 
 // clusterDir is where a cluster's credentials, logs and latency live.
 func (l *Lab) clusterDir(name string) string { return filepath.Join(l.dir, clustersDir, name) }
+
+// checkEmpty accepts a directory holding only what a failed Up may have
+// left: the lock, credentials, etcd data and temporary files.
+func checkEmpty(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		switch n := e.Name(); {
+		case n == lockFile, n == clustersDir, n == etcdDir, n == kubeconfigFile, strings.HasPrefix(n, "."+stateFile+"."), strings.HasPrefix(n, "."+kubeconfigFile+"."):
+		default:
+			return fmt.Errorf("%s holds %s but no lab: a lab needs a directory of its own, since down removes it", dir, n)
+		}
+	}
+	return nil
+}
 
 // create makes a new lab's directory: ports, credentials, kubeconfig and a
 // state file without processes.

@@ -3,9 +3,11 @@ package lab
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,7 +228,7 @@ func TestLab(t *testing.T) {
 			t.Errorf("pid %d still runs after Down", pid)
 		}
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("state directory after Down: %v, want it removed", err)
 	}
 	if _, err := Load(dir); !errors.Is(err, ErrNoLab) {
@@ -274,4 +276,30 @@ func names(cs []Cluster) []string {
 		out = append(out, c.Name)
 	}
 	return out
+}
+
+func TestUpWithoutKubeAPIServerSaysWhatToSet(t *testing.T) {
+	t.Setenv(EnvKubeAPIServer, "")
+	dir := filepath.Join(t.TempDir(), "lab")
+	_, err := Up(t.Context(), Config{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), EnvKubeAPIServer) {
+		t.Fatalf("Up without a kube-apiserver: %v, want an error naming %s", err, EnvKubeAPIServer)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("failed Up left %s behind (%v)", dir, err)
+	}
+}
+
+func TestUpRefusesADirectoryThatIsNotALab(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Up(t.Context(), Config{Dir: dir, KubeAPIServer: "/bin/true"})
+	if err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Fatalf("Up in a directory with other files: %v, want a refusal naming the file", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Errorf("the file is gone: %v", err)
+	}
 }

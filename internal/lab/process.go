@@ -95,7 +95,8 @@ func startProcess(path string, args, env []string, dir, logPath string) (procInf
 	if err := cmd.Start(); err != nil {
 		return procInfo{}, fmt.Errorf("starting %s: %w", path, err)
 	}
-	go cmd.Wait() //nolint:errcheck // only reaps; liveness is checked through /proc
+	// Only reaps; liveness is checked through /proc.
+	go func() { _ = cmd.Wait() }()
 	p := procInfo{PID: cmd.Process.Pid, Args: args}
 	// Start returns while the kernel may still be setting up the new
 	// program, when /proc/PID/cmdline reads empty; wait for it, so that

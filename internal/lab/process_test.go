@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,7 +19,7 @@ func TestStartProcessDetachesAndLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stopProcess(t.Context(), p, time.Second) })
+	t.Cleanup(func() { _ = stopProcess(context.Background(), p, time.Second) })
 	if !p.running() {
 		t.Fatal("running() = false for a live child")
 	}
@@ -78,7 +79,7 @@ func TestStopProcessKillsWhatIgnoresTerm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { syscall.Kill(-p.PID, syscall.SIGKILL) })
+	t.Cleanup(func() { _ = syscall.Kill(-p.PID, syscall.SIGKILL) })
 	time.Sleep(100 * time.Millisecond) // let the shell install its trap
 	if err := stopProcess(t.Context(), p, 200*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func startSleep(t *testing.T) procInfo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stopProcess(t.Context(), p, time.Second) })
+	t.Cleanup(func() { _ = stopProcess(context.Background(), p, time.Second) })
 	return p
 }
 

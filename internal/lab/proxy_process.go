@@ -1,8 +1,10 @@
 package lab
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log"
 	"os"
 	"os/signal"
@@ -113,7 +115,7 @@ func proxyMain(args []string) int {
 // readLatencyFile parses a latency file; a missing file means no latency.
 func readLatencyFile(path string) (time.Duration, error) {
 	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
 	"io"
@@ -81,7 +82,7 @@ func TestProxyDelaysEveryChunkFromItsOwnSendTime(t *testing.T) {
 		}
 		time.Sleep(testLatency / 4)
 	}
-	c.(*net.TCPConn).CloseWrite()
+	closeWrite(t, c)
 	var last time.Time
 	for i := range chunks {
 		a, ok := <-arrivals
@@ -128,8 +129,8 @@ func TestProxyKeepsLargeTransfersIntact(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() {
-		c.Write(data)
-		c.(*net.TCPConn).CloseWrite()
+		_, _ = c.Write(data)
+		_ = c.(*net.TCPConn).CloseWrite()
 	}()
 	got, err := io.ReadAll(c)
 	if err != nil {
@@ -169,7 +170,7 @@ func TestProxyResetsClientsWhenTargetIsDown(t *testing.T) {
 	if err == nil {
 		defer c.Close()
 		// The deadline only turns a hang into a failure.
-		c.SetDeadline(time.Now().Add(10 * time.Second))
+		setDeadline(t, c, 10*time.Second)
 		_, err = c.Read(make([]byte, 1))
 	}
 	if err == nil {
@@ -200,7 +201,7 @@ func TestProxyCloseDropsOpenConnections(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Errorf("Serve after Close = %v, want nil", err)
 	}
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	setDeadline(t, c, 10*time.Second)
 	if _, err := c.Read(make([]byte, 1)); err == nil {
 		t.Error("connection still open after Close")
 	}
@@ -237,7 +238,7 @@ func TestProxyProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stopProcess(t.Context(), proc, time.Second) })
+	t.Cleanup(func() { _ = stopProcess(context.Background(), proc, time.Second) })
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
 	c := dialWhenUp(t, addr, proc, filepath.Join(dir, proxyLog))
 	roundTrip(t, c, "no latency")
@@ -319,8 +320,8 @@ func echoServer(t *testing.T) string {
 			}
 			go func() {
 				defer c.Close()
-				io.Copy(c, c)
-				c.(*net.TCPConn).CloseWrite()
+				_, _ = io.Copy(c, c)
+				_ = c.(*net.TCPConn).CloseWrite()
 			}()
 		}
 	}()
@@ -345,7 +346,7 @@ func startProxy(t *testing.T, target string) *proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go p.Serve()
+	go func() { _ = p.Serve() }()
 	t.Cleanup(func() { p.Close() })
 	return p
 }
@@ -380,8 +381,8 @@ func dialWhenUp(t *testing.T, addr string, p procInfo, log string) net.Conn {
 // roundTrip sends msg and reads it back, failing on a hang.
 func roundTrip(t *testing.T, c net.Conn, msg string) {
 	t.Helper()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	defer c.SetDeadline(time.Time{})
+	setDeadline(t, c, 10*time.Second)
+	defer setDeadline(t, c, 0)
 	if _, err := io.WriteString(c, msg); err != nil {
 		t.Fatal(err)
 	}
@@ -391,5 +392,25 @@ func roundTrip(t *testing.T, c net.Conn, msg string) {
 	}
 	if string(buf) != msg {
 		t.Fatalf("echoed %q, want %q", buf, msg)
+	}
+}
+
+// setDeadline bounds the connection's reads and writes to d from now; zero
+// removes the bound.
+func setDeadline(t *testing.T, c net.Conn, d time.Duration) {
+	t.Helper()
+	var at time.Time
+	if d > 0 {
+		at = time.Now().Add(d)
+	}
+	if err := c.SetDeadline(at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func closeWrite(t *testing.T, c net.Conn) {
+	t.Helper()
+	if err := c.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
 	}
 }
