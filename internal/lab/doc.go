@@ -15,6 +15,18 @@
 // TestMain and a benchmark can share one lab. Operations that change the lab
 // take a file lock on that directory, so concurrent callers are serialised.
 //
+// The state directory (by default .lab at the module root) holds:
+//
+//	state.json                 ports, binaries, and the pid and command line of each process
+//	kubeconfig                 one context per cluster, named after it (token users, CA embedded)
+//	etcd/data, etcd/etcd.log   etcd's data and log
+//	clusters/NAME/ca.crt       the cluster's own CA (ca.key signs client certificates)
+//	clusters/NAME/token        the static admin token (tokens.csv is kube-apiserver's token file)
+//	clusters/NAME/admin.crt    an admin client certificate, with admin.key
+//	clusters/NAME/apiserver.*  serving certificate and key, and apiserver.log
+//	clusters/NAME/sa.key       the service-account signing key, with sa.pub
+//	clusters/NAME/latency      the proxy's one-way latency, with proxy.log
+//
 // The latency proxies run as separate processes too. They are the calling
 // binary itself, re-executed with a marker in the environment: any program
 // that imports this package can therefore start a lab, whether it is the

@@ -15,10 +15,6 @@ import (
 	"time"
 )
 
-// ErrNoLab is wrapped by the errors of Load (and of commands that need a
-// running lab) when the directory holds no lab.
-var ErrNoLab = errNoLab
-
 // Lab is a federation running on loopback, as recorded in its state
 // directory. Its methods may be called from any process, not only the one
 // that started the lab.
@@ -102,7 +98,7 @@ func Up(ctx context.Context, cfg Config) (*Lab, error) {
 	st, err := readState(cfg.Dir)
 	created := false
 	switch {
-	case errors.Is(err, errNoLab):
+	case errors.Is(err, ErrNoLab):
 		// Down removes the whole directory: never adopt one holding
 		// anything but the remains of an earlier attempt.
 		if err := checkEmpty(cfg.Dir); err != nil {
@@ -229,7 +225,7 @@ func (l *Lab) Down(ctx context.Context) error {
 	}
 	defer unlock()
 	st, err := readState(l.dir)
-	if errors.Is(err, errNoLab) {
+	if errors.Is(err, ErrNoLab) {
 		// Brought down by someone else meanwhile.
 		return os.RemoveAll(l.dir)
 	}

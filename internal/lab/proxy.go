@@ -39,6 +39,8 @@ const (
 	// dialTimeout bounds the connection to the target; on loopback a dead
 	// target refuses at once, so this only matters when something is wrong.
 	dialTimeout = 5 * time.Second
+	// acceptBackoff paces retries after a failed accept.
+	acceptBackoff = 50 * time.Millisecond
 )
 
 // newProxy listens on listenAddr and will forward to target once served.
@@ -68,11 +70,13 @@ func (p *proxy) Serve() error {
 			if p.isClosed() {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return err
 			}
-			return err
+			// Out of file descriptors, say: the next connection may fare
+			// better, and a lab proxy that exits is worse than a slow one.
+			time.Sleep(acceptBackoff)
+			continue
 		}
 		if !p.track(c) {
 			c.Close()

@@ -93,15 +93,16 @@ func (s *state) clusterNames() []string {
 	return names
 }
 
-// errNoLab reports a directory without a state file.
-var errNoLab = errors.New("no lab")
+// ErrNoLab is wrapped by the errors of Load, and of every operation that
+// needs a lab, when the directory holds none.
+var ErrNoLab = errors.New("no lab")
 
 // readState loads the state file of dir. It returns an error wrapping
-// errNoLab when there is none.
+// ErrNoLab when there is none.
 func readState(dir string) (*state, error) {
 	b, err := os.ReadFile(filepath.Join(dir, stateFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w in %s (start one with kubefed-lab up)", errNoLab, dir)
+		return nil, fmt.Errorf("%w in %s (start one with kubefed-lab up)", ErrNoLab, dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the lab state: %w", err)
