@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,4 +75,15 @@ provider "kubefed" {
 // and quotes the way HCL reads them, which is all PEM and tokens need.
 func Quote(s string) string {
 	return fmt.Sprintf("%q", s)
+}
+
+// ErrorMatching builds a pattern for ExpectError from phrases that must
+// appear in that order. The CLIs wrap diagnostics at any space, so each
+// space matches any run of white space.
+func ErrorMatching(phrases ...string) *regexp.Regexp {
+	quoted := make([]string, len(phrases))
+	for i, phrase := range phrases {
+		quoted[i] = strings.Join(strings.Fields(regexp.QuoteMeta(phrase)), `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
 }

@@ -2,7 +2,6 @@ package provider_test
 
 import (
 	"os"
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -57,7 +56,7 @@ func TestAccProvider_wrongToken(t *testing.T) {
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      inlineProvider(t, acctest.Lab(t).Host().URL, "not-the-token", string(acctest.Lab(t).Host().CAPEM)) + readClusters,
-			ExpectError: regexp.MustCompile(`(?s)rejected the credentials \(401 Unauthorized\).*check token`),
+			ExpectError: acctest.ErrorMatching("rejected the credentials (401 Unauthorized)", "check token"),
 		}},
 	})
 }
@@ -69,7 +68,7 @@ func TestAccProvider_wrongCA(t *testing.T) {
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      inlineProvider(t, acctest.Lab(t).Host().URL, acctest.Lab(t).Host().Token, otherCA) + readClusters,
-			ExpectError: regexp.MustCompile(`(?s)TLS verification of the API server at .* failed.*cluster_ca_certificate`),
+			ExpectError: acctest.ErrorMatching("TLS verification of the API server at", "failed", "cluster_ca_certificate"),
 		}},
 	})
 }
@@ -80,7 +79,7 @@ func TestAccProvider_unreachableHost(t *testing.T) {
 		Steps: []resource.TestStep{{
 			// Port 1 on loopback: nothing listens there, so the connection is refused at once.
 			Config:      inlineProvider(t, "https://127.0.0.1:1", "token", string(acctest.Lab(t).Host().CAPEM)) + readClusters,
-			ExpectError: regexp.MustCompile(`(?s)cannot reach the API server at https://127.0.0.1:1.*check host`),
+			ExpectError: acctest.ErrorMatching("cannot reach the API server at https://127.0.0.1:1", "check host"),
 		}},
 	})
 }
@@ -95,7 +94,7 @@ func TestAccProvider_nothingConfigured(t *testing.T) {
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      `provider "kubefed" {}` + readClusters,
-			ExpectError: regexp.MustCompile(`(?s)does not know which host cluster to use.*set config_path`),
+			ExpectError: acctest.ErrorMatching("does not know which host cluster to use", "set config_path"),
 		}},
 	})
 }
