@@ -98,7 +98,10 @@ func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureR
 }
 
 func (p *kubefedProvider) Resources(context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewFederationClusterResource,
+		NewFederatedTypeResource,
+	}
 }
 
 func (p *kubefedProvider) DataSources(context.Context) []func() datasource.DataSource {
@@ -108,7 +111,10 @@ func (p *kubefedProvider) DataSources(context.Context) []func() datasource.DataS
 }
 
 func (p *kubefedProvider) Functions(context.Context) []func() function.Function {
-	return nil
+	return []func() function.Function{
+		NewReplicaSplitFunction,
+		NewRenderObjectFunction,
+	}
 }
 
 // envString returns the attribute's value, else the environment variable's.

@@ -1,0 +1,282 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*federatedTypeResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*federatedTypeResource)(nil)
+	_ resource.ResourceWithImportState = (*federatedTypeResource)(nil)
+)
+
+// NewFederatedTypeResource returns the kubefed_federated_type resource.
+func NewFederatedTypeResource() resource.Resource {
+	return &federatedTypeResource{}
+}
+
+type federatedTypeResource struct {
+	data *providerData
+}
+
+type federatedTypeModel struct {
+	ID                  types.String `tfsdk:"id"`
+	TargetAPIVersion    types.String `tfsdk:"target_api_version"`
+	TargetKind          types.String `tfsdk:"target_kind"`
+	TargetPlural        types.String `tfsdk:"target_plural"`
+	Namespaced          types.Bool   `tfsdk:"namespaced"`
+	Propagation         types.String `tfsdk:"propagation"`
+	StatusCollection    types.String `tfsdk:"status_collection"`
+	Name                types.String `tfsdk:"name"`
+	Plural              types.String `tfsdk:"plural"`
+	FederatedAPIVersion types.String `tfsdk:"federated_api_version"`
+	FederatedKind       types.String `tfsdk:"federated_kind"`
+}
+
+func (r *federatedTypeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_federated_type"
+}
+
+func (r *federatedTypeResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	enabledDisabled := []validator.String{stringvalidator.OneOf(registry.Enabled, registry.Disabled)}
+	resp.Schema = schema.Schema{
+		Description: "Enables federation of a Kubernetes type, as `kubefedctl enable` does: a `FederatedTypeConfig` " +
+			"(core.kubefed.io/v1beta1) named `<plural>.<group>` in the federation namespace of the host, and the " +
+			"`Federated<Kind>` CRD (types.kubefed.io/v1beta1) whose objects carry a template, a placement and overrides. " +
+			"The plural and scope of the type are resolved at plan time through the host's discovery. Destroy refuses " +
+			"while `Federated<Kind>` objects remain, because removing the CRD would delete them.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:    true,
+				Description: "The FederatedTypeConfig's name.",
+			},
+			"target_api_version": schema.StringAttribute{
+				Required:      true,
+				Description:   "API version of the type to federate, e.g. `apps/v1`, or `v1` for the core group.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"target_kind": schema.StringAttribute{
+				Required:      true,
+				Description:   "Kind of the type to federate, e.g. `Deployment`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"target_plural": schema.StringAttribute{
+				Optional:      true,
+				Description:   "Plural resource name of the type, e.g. `deployments`. Needed, with `namespaced`, for a type the host does not serve (a CRD installed only on the members); otherwise discovered.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"namespaced": schema.BoolAttribute{
+				Optional:      true,
+				Computed:      true,
+				Description:   "Whether the type is namespaced. Discovered from the host when not set.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+			},
+			"propagation": schema.StringAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     stringdefault.StaticString(registry.Enabled),
+				Description: "`Enabled` (the default) pushes objects of the type to the member clusters; `Disabled` keeps them in the host only.",
+				Validators:  enabledDisabled,
+			},
+			"status_collection": schema.StringAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     stringdefault.StaticString(registry.Disabled),
+				Description: "`Enabled` or `Disabled` (the default): whether the status of the objects in the members is collected.",
+				Validators:  enabledDisabled,
+			},
+			"name": schema.StringAttribute{
+				Computed:    true,
+				Description: "Name of the FederatedTypeConfig: `<plural>.<group>`, or `<plural>` for the core group.",
+			},
+			"plural": schema.StringAttribute{
+				Computed:    true,
+				Description: "Plural resource name of the type, as given or discovered.",
+			},
+			"federated_api_version": schema.StringAttribute{
+				Computed:    true,
+				Description: "API version of the federated type: `types.kubefed.io/v1beta1`.",
+			},
+			"federated_kind": schema.StringAttribute{
+				Computed:    true,
+				Description: "Kind of the federated type: `Federated<Kind>`.",
+			},
+		},
+	}
+}
+
+func (r *federatedTypeResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+	if req.ProviderData != nil {
+		r.data = req.ProviderData.(*providerData)
+	}
+}
+
+// ModifyPlan resolves the type's plural and scope, so that the names of the
+// FederatedTypeConfig and the federated type are in the plan.
+func (r *federatedTypeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.data == nil || req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan federatedTypeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// namespaced is computed, so only its configured value says whether
+	// the user set it.
+	var configNamespaced types.Bool
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("namespaced"), &configNamespaced)...)
+	if resp.Diagnostics.HasError() || plan.TargetAPIVersion.IsUnknown() || plan.TargetKind.IsUnknown() ||
+		plan.TargetPlural.IsUnknown() || configNamespaced.IsUnknown() {
+		return
+	}
+	namespaced := configNamespaced.ValueBoolPointer()
+	if (plan.TargetPlural.IsNull() || namespaced == nil) && !r.data.hostKnown() {
+		resp.Diagnostics.AddWarning("The type is resolved at apply",
+			"The host cannot be contacted before apply, so the plural and scope of "+plan.TargetKind.ValueString()+
+				" are not known yet. Set target_plural and namespaced to know them now.")
+		return
+	}
+	target, err := r.resolve(ctx, plan.TargetAPIVersion.ValueString(), plan.TargetKind.ValueString(), plan.TargetPlural.ValueString(), namespaced)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("target_kind"), "Cannot resolve the type to federate", err.Error())
+		return
+	}
+	ft := registry.NewFederatedType(target, plan.Propagation.ValueString(), plan.StatusCollection.ValueString())
+	setTypeComputed(&plan, ft)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *federatedTypeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state federatedTypeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the federated type from the host", err.Error())
+		return
+	}
+	ft, err := reg.GetType(ctx, state.ID.ValueString())
+	if errors.Is(err, registry.ErrNotFound) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the federated type from the host", err.Error())
+		return
+	}
+	state.TargetAPIVersion = types.StringValue(ft.Target.APIVersion())
+	state.TargetKind = types.StringValue(ft.Target.Kind)
+	if !state.TargetPlural.IsNull() {
+		state.TargetPlural = types.StringValue(ft.Target.Plural)
+	}
+	state.Propagation = types.StringValue(ft.Propagation)
+	state.StatusCollection = types.StringValue(ft.StatusCollection)
+	setTypeComputed(&state, *ft)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *federatedTypeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state federatedTypeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot remove the federated type from the host", err.Error())
+		return
+	}
+	if err := reg.DeleteType(ctx, typeFromModel(&state)); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Cannot remove the federated type %s", state.Name.ValueString()), err.Error())
+	}
+}
+
+func (r *federatedTypeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+}
+
+func (r *federatedTypeResource) resolve(ctx context.Context, apiVersion, kind, plural string, namespaced *bool) (registry.APIResource, error) {
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		return registry.APIResource{}, err
+	}
+	target, err := reg.ResolveTarget(apiVersion, kind, plural, namespaced)
+	if errors.Is(err, registry.ErrUnresolvedType) {
+		return target, fmt.Errorf("%w; check target_api_version and target_kind, or, for a type the host does not serve "+
+			"(a CRD installed only on the members), set target_plural and namespaced", err)
+	}
+	return target, err
+}
+
+func (r *federatedTypeResource) apply(ctx context.Context, planData planGetter, state stateSetter, diags *diagnostics) {
+	var plan federatedTypeModel
+	diags.Append(planData.Get(ctx, &plan)...)
+	if diags.HasError() {
+		return
+	}
+	reg, err := r.data.bootstrappedRegistry(ctx)
+	if err != nil {
+		diags.AddError("Cannot write the federated type to the host", err.Error())
+		return
+	}
+	// Resolved again because the plan may have left it to apply.
+	target, err := r.resolve(ctx, plan.TargetAPIVersion.ValueString(), plan.TargetKind.ValueString(), plan.TargetPlural.ValueString(), plan.Namespaced.ValueBoolPointer())
+	if err != nil {
+		diags.AddAttributeError(path.Root("target_kind"), "Cannot resolve the type to federate", err.Error())
+		return
+	}
+	ft := registry.NewFederatedType(target, plan.Propagation.ValueString(), plan.StatusCollection.ValueString())
+	if err := reg.ApplyType(ctx, ft); err != nil {
+		diags.AddError("Cannot write the federated type to the host", err.Error())
+		return
+	}
+	setTypeComputed(&plan, ft)
+	diags.Append(state.Set(ctx, &plan)...)
+}
+
+func setTypeComputed(m *federatedTypeModel, ft registry.FederatedType) {
+	m.ID = types.StringValue(ft.Name())
+	m.Name = types.StringValue(ft.Name())
+	m.Plural = types.StringValue(ft.Target.Plural)
+	m.Namespaced = types.BoolValue(ft.Target.Namespaced)
+	m.FederatedAPIVersion = types.StringValue(ft.Federated.APIVersion())
+	m.FederatedKind = types.StringValue(ft.Federated.Kind)
+}
+
+func typeFromModel(m *federatedTypeModel) registry.FederatedType {
+	gv, _ := k8sschema.ParseGroupVersion(m.TargetAPIVersion.ValueString())
+	return registry.FederatedType{
+		Target: registry.APIResource{Group: gv.Group, Version: gv.Version, Kind: m.TargetKind.ValueString(), Plural: m.Plural.ValueString()},
+		Federated: registry.APIResource{
+			Group: registry.FederatedGroup, Version: registry.FederatedVersion,
+			Kind: m.FederatedKind.ValueString(), Plural: "federated" + m.Plural.ValueString(),
+		},
+	}
+}

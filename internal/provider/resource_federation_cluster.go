@@ -1,0 +1,387 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+var (
+	_ resource.ResourceWithConfigure        = (*federationClusterResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*federationClusterResource)(nil)
+	_ resource.ResourceWithImportState      = (*federationClusterResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*federationClusterResource)(nil)
+)
+
+// NewFederationClusterResource returns the kubefed_federation_cluster resource.
+func NewFederationClusterResource() resource.Resource {
+	return &federationClusterResource{}
+}
+
+type federationClusterResource struct {
+	data *providerData
+}
+
+type federationClusterModel struct {
+	ID                     types.String `tfsdk:"id"`
+	Name                   types.String `tfsdk:"name"`
+	APIEndpoint            types.String `tfsdk:"api_endpoint"`
+	CABundle               types.String `tfsdk:"ca_bundle"`
+	Token                  types.String `tfsdk:"token"`
+	ClientCertificate      types.String `tfsdk:"client_certificate"`
+	ClientKey              types.String `tfsdk:"client_key"`
+	Labels                 types.Map    `tfsdk:"labels"`
+	DisabledTLSValidations types.List   `tfsdk:"disabled_tls_validations"`
+	ProxyURL               types.String `tfsdk:"proxy_url"`
+	RequireReady           types.Bool   `tfsdk:"require_ready"`
+	SecretName             types.String `tfsdk:"secret_name"`
+	Ready                  types.Bool   `tfsdk:"ready"`
+	Offline                types.Bool   `tfsdk:"offline"`
+	KubernetesVersion      types.String `tfsdk:"kubernetes_version"`
+	ProbeReason            types.String `tfsdk:"probe_reason"`
+	ProbeMessage           types.String `tfsdk:"probe_message"`
+}
+
+func (r *federationClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_federation_cluster"
+}
+
+func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Registers a member cluster in the federation, as `kubefedctl join` does: a `KubeFedCluster` " +
+			"(core.kubefed.io/v1beta1) and a Secret with its credentials in the federation namespace of the host. " +
+			"Create, update and every refresh probe the cluster's `/healthz` and record the answer in the KubeFedCluster's " +
+			"status conditions (Ready, Offline), so `terraform plan` shows a cluster that went down.\n\n" +
+			"Clusters registered in the same run are visible to the federated objects planned after them: each plan of this " +
+			"resource records the cluster's name and labels in the provider, and objects planned later (because they reference " +
+			"this resource or list it in `depends_on`) place onto it, so one `apply` from an empty host works. The limit: an " +
+			"object whose plan does not depend on the cluster resources may be planned first and then does not see clusters " +
+			"registered in the same run; it places onto them on the next run.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The cluster's name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:      true,
+				Description:   "Name of the cluster in the federation (a DNS-1123 label): the name of its KubeFedCluster, used by placements and overrides. Changing it replaces the resource.",
+				Validators:    []validator.String{dnsLabelValidator{}},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"api_endpoint": schema.StringAttribute{
+				Required:    true,
+				Description: "URL of the cluster's API server, http or https (`spec.apiEndpoint`).",
+				Validators:  []validator.String{httpURLValidator{}},
+			},
+			"ca_bundle": schema.StringAttribute{
+				Optional:    true,
+				Description: "PEM of the CA certificates that sign the cluster's serving certificate (`spec.caBundle`). Without it, the system's roots are used.",
+				Validators:  []validator.String{pemCertificateValidator{}},
+			},
+			"token": schema.StringAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				Description: "Bearer token of the identity the federation uses on the cluster, stored under the key `token` of the credential Secret, as KubeFed expects. Exclusive with `client_certificate` and `client_key`.",
+			},
+			"client_certificate": schema.StringAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				Description: "PEM client certificate the federation authenticates with, stored under `tls.crt` of the credential Secret. Requires `client_key`; exclusive with `token`.",
+				Validators:  []validator.String{pemCertificateValidator{}},
+			},
+			"client_key": schema.StringAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				Description: "PEM private key of `client_certificate`, stored under `tls.key` of the credential Secret.",
+			},
+			"labels": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Labels of the KubeFedCluster: what `cluster_selector` blocks match.",
+			},
+			"disabled_tls_validations": schema.ListAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "TLS checks to skip when talking to the cluster (`spec.disabledTLSValidations`): `\"SubjectName\"`, `\"ValidityPeriod\"`, or `\"*\"` alone for all of them.",
+				Validators: []validator.List{
+					tlsValidationListValidator{},
+					listElements(tlsValidationValidator{}),
+				},
+			},
+			"proxy_url": schema.StringAttribute{
+				Optional:    true,
+				Description: "URL of a proxy through which the cluster is reached (`spec.proxyURL`).",
+				Validators:  []validator.String{httpURLValidator{}},
+			},
+			"require_ready": schema.BoolAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     booldefault.StaticBool(true),
+				Description: "Whether create and update fail, with the probe's answer, when the cluster is not healthy. Defaults to true; set false to register a cluster that is not up yet.",
+			},
+			"secret_name": schema.StringAttribute{
+				Computed:      true,
+				Description:   "Name of the Secret holding the credentials (`spec.secretRef.name`): `<name>-credentials` for clusters registered here, KubeFed's own name for imported ones.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"ready": schema.BoolAttribute{
+				Computed:    true,
+				Description: "Whether the last probe found the cluster healthy (`/healthz` answered `ok`).",
+			},
+			"offline": schema.BoolAttribute{
+				Computed:    true,
+				Description: "Whether the last probe could not reach the cluster at all.",
+			},
+			"kubernetes_version": schema.StringAttribute{
+				Computed:    true,
+				Description: "Kubernetes version of the cluster, as last probed (`status.kubernetesVersion`).",
+			},
+			"probe_reason": schema.StringAttribute{
+				Computed:    true,
+				Description: "Reason of the last probe's Ready condition: `ClusterReady`, `ClusterNotReady`, `ClusterNotReachable`, `ClusterAuthenticationFailed` or `ClusterAuthorizationFailed`.",
+			},
+			"probe_message": schema.StringAttribute{
+				Computed:    true,
+				Description: "Message of the last probe's Ready condition: what the cluster answered, or why it could not be reached.",
+			},
+		},
+	}
+}
+
+func (r *federationClusterResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{credentialsValidator{}}
+}
+
+func (r *federationClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+	if req.ProviderData != nil {
+		r.data = req.ProviderData.(*providerData)
+	}
+}
+
+// ModifyPlan records the planned cluster in the provider's snapshot, so that
+// federated objects planned later in the run can place onto it, and plans
+// the Secret's name of a new cluster.
+func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.data == nil {
+		return
+	}
+	var prior *federationClusterModel
+	if !req.State.Raw.IsNull() {
+		prior = &federationClusterModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
+	}
+	snapshot, err := r.data.clusterSnapshot(ctx)
+	if err != nil {
+		// The cluster's own plan does not need the snapshot; refresh reports
+		// an unreachable host with its own diagnostic.
+		tflog.Warn(ctx, "cannot read the registered clusters", map[string]any{"error": err.Error()})
+	}
+	if req.Plan.Raw.IsNull() {
+		if snapshot != nil && prior != nil {
+			snapshot.PlanRemoval(prior.Name.ValueString())
+		}
+		return
+	}
+	var plan federationClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if snapshot != nil && !plan.Name.IsUnknown() {
+		if prior != nil && prior.Name.ValueString() != plan.Name.ValueString() {
+			snapshot.PlanRemoval(prior.Name.ValueString())
+		}
+		labels := map[string]string{}
+		labelsKnown := !plan.Labels.IsUnknown()
+		if labelsKnown {
+			resp.Diagnostics.Append(plan.Labels.ElementsAs(ctx, &labels, false)...)
+			if resp.Diagnostics.HasError() {
+				labelsKnown = false
+			}
+		}
+		// A plan without changes is called too; only a change makes the
+		// cluster's health unknown until apply.
+		if prior == nil || !req.Plan.Raw.Equal(req.State.Raw) {
+			snapshot.PlanCluster(plan.Name.ValueString(), labels, labelsKnown)
+		}
+	}
+	if prior == nil {
+		if !plan.Name.IsUnknown() {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"),
+				types.StringValue(registry.SecretNameFor(plan.Name.ValueString())))...)
+		}
+	}
+}
+
+func (r *federationClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan federationClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.SecretName = types.StringValue(registry.SecretNameFor(plan.Name.ValueString()))
+	r.write(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *federationClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state federationClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// The Secret keeps its name, so an imported cluster keeps KubeFed's.
+	plan.SecretName = state.SecretName
+	r.write(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state federationClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the cluster from the host", err.Error())
+		return
+	}
+	name := state.Name.ValueString()
+	cluster, err := reg.GetCluster(ctx, name)
+	if errors.Is(err, registry.ErrNotFound) {
+		tflog.Info(ctx, "KubeFedCluster is gone from the host; removing it from the state", map[string]any{"cluster": name})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the cluster from the host", err.Error())
+		return
+	}
+
+	state.ID = types.StringValue(name)
+	state.APIEndpoint = types.StringValue(cluster.Connection.APIEndpoint)
+	state.CABundle = optionalString(state.CABundle, string(cluster.Connection.CABundle))
+	state.Token = optionalString(state.Token, cluster.Connection.Token)
+	state.ClientCertificate = optionalString(state.ClientCertificate, string(cluster.Connection.ClientCertificate))
+	state.ClientKey = optionalString(state.ClientKey, string(cluster.Connection.ClientKey))
+	state.ProxyURL = optionalString(state.ProxyURL, cluster.Connection.ProxyURL)
+	state.SecretName = types.StringValue(cluster.SecretName)
+	state.Labels = optionalStringMap(ctx, state.Labels, cluster.Labels, &resp.Diagnostics)
+	state.DisabledTLSValidations = optionalStringList(ctx, state.DisabledTLSValidations, cluster.Connection.DisabledTLSValidations, &resp.Diagnostics)
+	if state.RequireReady.IsNull() {
+		state.RequireReady = types.BoolValue(true)
+	}
+
+	probe := registry.Probe(ctx, name, cluster.Connection)
+	health, err := reg.WriteHealth(ctx, name, probe)
+	if err != nil {
+		tflog.Warn(ctx, "cannot record the probe in the KubeFedCluster's status", map[string]any{"cluster": name, "error": err.Error()})
+	}
+	setHealth(&state, health)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *federationClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state federationClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot remove the cluster from the host", err.Error())
+		return
+	}
+	if err := reg.DeleteCluster(ctx, state.Name.ValueString(), state.SecretName.ValueString()); err != nil {
+		resp.Diagnostics.AddError("Cannot remove the cluster from the host", err.Error())
+	}
+}
+
+func (r *federationClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+}
+
+// write probes the cluster with the planned settings, refuses a cluster
+// that is not healthy when require_ready says so, and only then writes the
+// Secret, the KubeFedCluster and its status: a failed create leaves nothing
+// behind and a failed update keeps the old credentials.
+func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, diags *diagnostics) {
+	cluster := registry.Cluster{
+		Name:       plan.Name.ValueString(),
+		SecretName: plan.SecretName.ValueString(),
+		Connection: registry.Connection{
+			APIEndpoint:       plan.APIEndpoint.ValueString(),
+			CABundle:          []byte(plan.CABundle.ValueString()),
+			Token:             plan.Token.ValueString(),
+			ClientCertificate: []byte(plan.ClientCertificate.ValueString()),
+			ClientKey:         []byte(plan.ClientKey.ValueString()),
+			ProxyURL:          plan.ProxyURL.ValueString(),
+		},
+	}
+	diags.Append(plan.Labels.ElementsAs(ctx, &cluster.Labels, false)...)
+	diags.Append(plan.DisabledTLSValidations.ElementsAs(ctx, &cluster.Connection.DisabledTLSValidations, false)...)
+	if diags.HasError() {
+		return
+	}
+
+	probe := registry.Probe(ctx, cluster.Name, cluster.Connection)
+	tflog.Debug(ctx, "probed member cluster", map[string]any{
+		"cluster": cluster.Name, "endpoint": cluster.Connection.APIEndpoint, "reason": probe.Reason,
+	})
+	if plan.RequireReady.ValueBool() && !probe.Ready {
+		diags.AddAttributeError(path.Root("api_endpoint"), fmt.Sprintf("Cluster %q is not ready", cluster.Name),
+			fmt.Sprintf("%s (%s).\n\nSet require_ready = false to register the cluster anyway.", probe.Message, probe.Reason))
+		return
+	}
+
+	reg, err := r.data.bootstrappedRegistry(ctx)
+	if err != nil {
+		diags.AddError("Cannot write the cluster to the host", err.Error())
+		return
+	}
+	if err := reg.ApplyCluster(ctx, cluster); err != nil {
+		diags.AddError("Cannot write the cluster to the host", err.Error())
+		return
+	}
+	health, err := reg.WriteHealth(ctx, cluster.Name, probe)
+	if err != nil {
+		diags.AddWarning("Cannot record the cluster's health in the host", err.Error())
+	}
+	cluster.Health = health
+	if snapshot, err := r.data.clusterSnapshot(ctx); err == nil {
+		snapshot.Applied(cluster)
+	}
+	plan.ID = plan.Name
+	setHealth(plan, health)
+}
+
+func setHealth(m *federationClusterModel, h registry.ClusterHealth) {
+	m.Ready = types.BoolValue(h.Ready)
+	m.Offline = types.BoolValue(h.Offline)
+	m.KubernetesVersion = types.StringValue(h.KubernetesVersion)
+	m.ProbeReason = types.StringValue(h.Reason)
+	m.ProbeMessage = types.StringValue(h.Message)
+}

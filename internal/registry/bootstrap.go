@@ -1,0 +1,125 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed crds/core.yaml
+var coreCRDsYAML []byte
+
+// establishTimeout bounds the wait for a freshly installed CRD to be served.
+const establishTimeout = 60 * time.Second
+
+// CoreCRDs returns the CRDs the federation needs on its host: KubeFedCluster,
+// FederatedTypeConfig and ReplicaSchedulingPreference.
+func CoreCRDs() ([]*unstructured.Unstructured, error) {
+	var crds []*unstructured.Unstructured
+	for _, doc := range bytes.Split(coreCRDsYAML, []byte("\n---\n")) {
+		obj := map[string]any{}
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return nil, fmt.Errorf("parsing the embedded CRDs: %w", err)
+		}
+		crds = append(crds, &unstructured.Unstructured{Object: obj})
+	}
+	return crds, nil
+}
+
+// Bootstrap makes sure the federation namespace exists and the core CRDs are
+// installed and established. What already exists is left as it is, so a host
+// with a KubeFed installation keeps KubeFed's own CRDs; what is missing is
+// created with server-side apply, so two runs racing to bootstrap the same
+// host both succeed.
+func (r *Registry) Bootstrap(ctx context.Context) error {
+	if err := r.ensureNamespace(ctx); err != nil {
+		return err
+	}
+	crds, err := CoreCRDs()
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		if err := r.ensureCRD(ctx, crd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Registry) ensureNamespace(ctx context.Context) error {
+	_, err := r.kubernetes.CoreV1().Namespaces().Get(ctx, r.namespace, metav1.GetOptions{})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("reading namespace %q of the host: %w", r.namespace, err)
+	}
+	_, err = r.kubernetes.CoreV1().Namespaces().Apply(ctx, corev1apply.Namespace(r.namespace),
+		metav1.ApplyOptions{FieldManager: r.fieldManager, Force: true})
+	if err != nil {
+		return fmt.Errorf("creating namespace %q in the host: %w", r.namespace, err)
+	}
+	return nil
+}
+
+// ensureCRD installs crd unless a CRD of that name exists, then waits until
+// the API server serves it.
+func (r *Registry) ensureCRD(ctx context.Context, crd *unstructured.Unstructured) error {
+	client := r.dynamic.Resource(crdResource)
+	name := crd.GetName()
+	existing, err := client.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		if established(existing) {
+			return nil
+		}
+	case apierrors.IsNotFound(err):
+		if _, err := client.Apply(ctx, name, crd, metav1.ApplyOptions{FieldManager: r.fieldManager, Force: true}); err != nil {
+			return fmt.Errorf("installing CRD %s in the host: %w", name, err)
+		}
+	default:
+		return fmt.Errorf("reading CRD %s of the host: %w", name, err)
+	}
+	return r.waitEstablished(ctx, name)
+}
+
+func (r *Registry) waitEstablished(ctx context.Context, name string) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
+		obj, err := r.dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		return established(obj), nil
+	})
+	if err != nil {
+		if last != nil {
+			err = fmt.Errorf("%w (last error: %v)", err, last)
+		}
+		return fmt.Errorf("CRD %s was not established in the host: %w", name, err)
+	}
+	return nil
+}
+
+func established(crd *unstructured.Unstructured) bool {
+	conditions, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	for _, c := range conditions {
+		condition, ok := c.(map[string]any)
+		if ok && condition["type"] == "Established" && condition["status"] == string(corev1.ConditionTrue) {
+			return true
+		}
+	}
+	return false
+}
