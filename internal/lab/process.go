@@ -27,6 +27,9 @@ const (
 	stopGrace = 10 * time.Second
 	// killWait is how long the kernel gets to remove a killed process.
 	killWait = 5 * time.Second
+	// reapWait bounds the wait for a dead process to leave the process
+	// table.
+	reapWait = 5 * time.Second
 	// execWait bounds the time the kernel takes to replace a started
 	// process's image.
 	execWait = 2 * time.Second
@@ -57,18 +60,39 @@ func joinCmdline(args []string) []byte {
 	return b.Bytes()
 }
 
-// isZombie reads the state letter of /proc/PID/stat, which follows the
-// command name in parentheses (a name that may itself contain parentheses).
+// isZombie reports whether pid is dead: gone, or a zombie waiting for
+// its parent.
 func isZombie(pid int) bool {
+	state, ok := procState(pid)
+	return !ok || state == 'Z' || state == 'X'
+}
+
+// procState reads the state letter of /proc/PID/stat, which follows the
+// command name in parentheses (a name that may itself contain parentheses).
+// ok is false when there is no such process.
+func procState(pid int) (state byte, ok bool) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return true
+		return 0, false
 	}
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 || i+2 >= len(stat) {
-		return false
+		return 0, true
 	}
-	return stat[i+2] == 'Z' || stat[i+2] == 'X'
+	return stat[i+2], true
+}
+
+// waitReaped gives the parent of a dead process a moment to collect it, so
+// that it vanishes from the process table (and from pgrep) before we
+// report it stopped. Our own children are reaped at once; orphans wait for
+// init, which some container inits do lazily. Not being reaped in time is
+// not an error: a zombie holds no port and no memory.
+func waitReaped(pid int, timeout time.Duration) {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(pollInterval) {
+		if state, ok := procState(pid); !ok || state != 'Z' {
+			return
+		}
+	}
 }
 
 // startProcess starts path with args (args[0] is what ps shows) in a new
@@ -120,19 +144,16 @@ func stopProcess(ctx context.Context, p procInfo, grace time.Duration) error {
 	if err := syscall.Kill(-p.PID, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("stopping pid %d: %w", p.PID, err)
 	}
-	if waitGone(ctx, p, grace) {
-		return nil
+	if !waitGone(ctx, p, grace) && p.running() {
+		if err := syscall.Kill(-p.PID, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("killing pid %d: %w", p.PID, err)
+		}
+		if !waitGone(context.WithoutCancel(ctx), p, killWait) {
+			return fmt.Errorf("pid %d (%s) is still running after SIGKILL", p.PID, p.Args[0])
+		}
 	}
-	if !p.running() {
-		return nil
-	}
-	if err := syscall.Kill(-p.PID, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("killing pid %d: %w", p.PID, err)
-	}
-	if waitGone(context.WithoutCancel(ctx), p, killWait) {
-		return nil
-	}
-	return fmt.Errorf("pid %d (%s) is still running after SIGKILL", p.PID, p.Args[0])
+	waitReaped(p.PID, reapWait)
+	return nil
 }
 
 // waitGone polls until p has exited, the timeout passes or ctx ends.
