@@ -226,8 +226,12 @@ func (l *Lab) Down(ctx context.Context) error {
 	defer unlock()
 	st, err := readState(l.dir)
 	if errors.Is(err, ErrNoLab) {
-		// Brought down by someone else meanwhile.
-		return os.RemoveAll(l.dir)
+		// Brought down by someone else meanwhile; lock recreated the
+		// directory, empty.
+		if checkEmpty(l.dir) == nil {
+			return os.RemoveAll(l.dir)
+		}
+		return nil
 	}
 	if err != nil {
 		return err
