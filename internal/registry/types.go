@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery/cached/memory"
 )
 
 // FederatedGroup and FederatedVersion are where the Federated<Kind> types
@@ -110,7 +111,9 @@ func (r *Registry) ResolveTarget(apiVersion, kind, plural string, namespaced *bo
 		return target, nil
 	}
 	resources, err := r.discovery.ServerResourcesForGroupVersion(apiVersion)
-	if err != nil && !apierrors.IsNotFound(err) {
+	// The cached discovery of the provider's clients answers ErrCacheNotFound
+	// for a group version the host does not serve.
+	if err != nil && !apierrors.IsNotFound(err) && !errors.Is(err, memory.ErrCacheNotFound) {
 		return APIResource{}, fmt.Errorf("discovering %s on the host: %w", apiVersion, err)
 	}
 	if resources != nil {
