@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	rsschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -60,6 +61,26 @@ func clusterSelectorDataSourceBlock() dsschema.SingleNestedBlock {
 					"key":      dsschema.StringAttribute{Required: true, Description: "Label key."},
 					"operator": dsschema.StringAttribute{Required: true, Description: "In, NotIn, Exists or DoesNotExist."},
 					"values":   dsschema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "Values for In and NotIn."},
+				}},
+			},
+		},
+	}
+}
+
+// clusterSelectorResourceBlock is the cluster_selector block of resources
+// (placements), the same shape as the data source's.
+func clusterSelectorResourceBlock() rsschema.SingleNestedBlock {
+	return rsschema.SingleNestedBlock{
+		Description: selectorDescription,
+		Attributes: map[string]rsschema.Attribute{
+			"match_labels": rsschema.MapAttribute{Optional: true, ElementType: types.StringType, Description: matchLabelsDescription},
+			"match_expressions": rsschema.ListNestedAttribute{
+				Optional:    true,
+				Description: matchExprDescription,
+				NestedObject: rsschema.NestedAttributeObject{Attributes: map[string]rsschema.Attribute{
+					"key":      rsschema.StringAttribute{Required: true, Description: "Label key."},
+					"operator": rsschema.StringAttribute{Required: true, Description: "In, NotIn, Exists or DoesNotExist."},
+					"values":   rsschema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "Values for In and NotIn."},
 				}},
 			},
 		},

@@ -45,7 +45,26 @@ func TestAccFederationCluster_registerMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	berlinCert, berlinKey, err := lab.ClientCertificate("berlin", "kubefed-registry-test", []string{"system:masters"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Berlin switches from its token to a client certificate in step 2.
+	berlinWithCertificate := fmt.Sprintf(`
+resource "kubefed_federation_cluster" "berlin" {
+  name               = "reg-berlin"
+  api_endpoint       = %q
+  ca_bundle          = %s
+  client_certificate = %s
+  client_key         = %s
+  labels             = { region = "eu-central" }
+}
+`, berlin.URL, acctest.Quote(string(berlin.CAPEM)), acctest.Quote(string(berlinCert)), acctest.Quote(string(berlinKey)))
+	var configWith func(sfLabels, berlinBlock string) string
 	config := func(sfLabels string) string {
+		return configWith(sfLabels, memberBlock("berlin", "reg-berlin", "berlin", `  labels = { region = "eu-central" }`)(t))
+	}
+	configWith = func(sfLabels, berlinBlock string) string {
 		return acctest.HostProviderConfig(t) +
 			memberBlock("sf", "reg-san-francisco", "san-francisco", "  labels = "+sfLabels)(t) +
 			fmt.Sprintf(`
@@ -58,7 +77,7 @@ resource "kubefed_federation_cluster" "ny" {
   labels             = { region = "us-east" }
 }
 `, ny.URL, acctest.Quote(string(ny.CAPEM)), acctest.Quote(string(certPEM)), acctest.Quote(string(keyPEM))) +
-			memberBlock("berlin", "reg-berlin", "berlin", `  labels = { region = "eu-central" }`)(t)
+			berlinBlock
 	}
 	t.Cleanup(func() { deleteClusters(t, host, "reg-san-francisco", "reg-new-york", "reg-berlin") })
 
@@ -94,20 +113,25 @@ resource "kubefed_federation_cluster" "ny" {
 				),
 			},
 			{
-				// Labels change in place, and the KubeFedCluster follows.
-				Config: config(`{ region = "us-west" }`),
+				// Labels change in place, and the KubeFedCluster follows; new
+				// credentials rewrite the Secret in place.
+				Config: configWith(`{ region = "us-west" }`, berlinWithCertificate),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("kubefed_federation_cluster.sf", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("kubefed_federation_cluster.berlin", plancheck.ResourceActionUpdate),
 						plancheck.ExpectResourceAction("kubefed_federation_cluster.ny", plancheck.ResourceActionNoop),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: checkKubeFedCluster(host, "reg-san-francisco", sf.URL, sf.CAPEM, map[string]string{"region": "us-west"}),
+				Check: resource.ComposeTestCheckFunc(
+					checkKubeFedCluster(host, "reg-san-francisco", sf.URL, sf.CAPEM, map[string]string{"region": "us-west"}),
+					checkSecret(host, "reg-berlin-credentials", map[string]string{"tls.crt": string(berlinCert), "tls.key": string(berlinKey)}),
+				),
 			},
 			{
 				// The data source filters the registry with a selector.
-				Config: config(`{ region = "us-west" }`) + `
+				Config: configWith(`{ region = "us-west" }`, berlinWithCertificate) + `
 data "kubefed_clusters" "us" {
   cluster_selector {
     match_expressions = [{ key = "region", operator = "In", values = ["us-west", "us-east"] }]

@@ -16,3 +16,10 @@ data "kubefed_clusters" "production_outside_eu" {
 output "production_outside_eu" {
   value = data.kubefed_clusters.production_outside_eu.names
 }
+
+# Ready clusters only, with their versions.
+output "ready_versions" {
+  value = {
+    for c in data.kubefed_clusters.all.clusters : c.name => c.kubernetes_version if c.ready
+  }
+}
