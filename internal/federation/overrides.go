@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -92,7 +93,6 @@ func ValidateOverrides(rules []OverrideRule) error {
 type compiledRule struct {
 	cluster  string
 	selector labels.Selector
-	patches  []Patch
 	ops      jsonpatch.Patch
 }
 
@@ -127,7 +127,6 @@ func compileOverrides(rules []OverrideRule) ([]compiledRule, error) {
 			byName[rule.Cluster] = i
 			c.cluster = rule.Cluster
 		}
-		c.patches = rule.Patches
 		c.ops = make(jsonpatch.Patch, len(rule.Patches))
 		for j, p := range rule.Patches {
 			op, err := compilePatch(p)
@@ -189,7 +188,7 @@ func checkOverridePath(path string) error {
 		return errors.New(`path "" is the whole object, which overrides may not replace`)
 	}
 	for _, f := range forbiddenPaths {
-		if len(tokens) >= len(f) && equalTokens(tokens[:len(f)], f) {
+		if len(tokens) >= len(f) && slices.Equal(tokens[:len(f)], f) {
 			return fmt.Errorf("path %q may not be overridden: /%s identifies the object", path, strings.Join(f, "/"))
 		}
 	}
@@ -214,15 +213,6 @@ func parsePointer(path string) ([]string, error) {
 		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 	}
 	return tokens, nil
-}
-
-func equalTokens(a, b []string) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
 
 // lookup reports whether the pointer's tokens reach a value in doc.

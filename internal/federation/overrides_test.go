@@ -247,3 +247,55 @@ func TestParsePointer(t *testing.T) {
 		}
 	}
 }
+
+func TestOverridesIdentityChecks(t *testing.T) {
+	spec := func(patches ...Patch) RenderSpec {
+		return RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: []OverrideRule{{Cluster: "berlin", Patches: patches}}}
+	}
+	_, err := Render(spec(Patch{Path: "/metadata", Value: `{"name":5,"namespace":"shop"}`}), berlin, nil)
+	var oe *OverrideError
+	if !errors.As(err, &oe) || oe.Patch != 0 || !strings.Contains(err.Error(), "changes the object's kind, name") {
+		t.Errorf("a numeric name: err = %v", err)
+	}
+	_, err = Render(spec(Patch{Op: OpAdd, Path: "/metadata/generateName2", Value: `"x"`}, Patch{Path: "/metadata", Value: `{"name":"web","namespace":"shop","generateName":"w-"}`}), berlin, nil)
+	if !errors.As(err, &oe) || oe.Patch != 1 {
+		t.Errorf("adding generateName through /metadata: err = %v", err)
+	}
+	restored := spec(
+		Patch{Path: "/metadata", Value: `{"name":"tmp","namespace":"shop"}`},
+		Patch{Path: "/metadata/name", Value: `"web"`},
+	)
+	if _, err := Render(restored, berlin, nil); err == nil {
+		t.Error("a forbidden path in a later patch must be refused")
+	}
+	renamedBack := spec(
+		Patch{Path: "/metadata", Value: `{"name":"tmp","namespace":"shop"}`},
+		Patch{Path: "/metadata", Value: `{"name":"web","namespace":"shop"}`},
+	)
+	if _, err := Render(renamedBack, berlin, nil); err != nil {
+		t.Errorf("an identity changed and restored within the overrides should be accepted, got %v", err)
+	}
+}
+
+func TestOverrideErrorUnwraps(t *testing.T) {
+	inner := errors.New("inner")
+	err := error(&OverrideError{Rule: 1, Patch: -1, Err: inner})
+	if !errors.Is(err, inner) {
+		t.Error("errors.Is does not reach the wrapped error")
+	}
+	if got := err.Error(); got != "override rule 1: inner" {
+		t.Errorf("Error() = %q", got)
+	}
+}
+
+func TestOverrideValueErrorsAreShort(t *testing.T) {
+	long := strings.Repeat("x", 500)
+	err := ValidateOverrides([]OverrideRule{{Cluster: "a", Patches: []Patch{{Path: "/a", Value: long}}}})
+	if err == nil || len(err.Error()) > 250 || !strings.Contains(err.Error(), "…") {
+		t.Errorf("error for a long value should quote it clipped, got %v", err)
+	}
+	err = ValidateOverrides([]OverrideRule{{Cluster: "a", Patches: []Patch{{Path: "/a", Value: "1e400"}}}})
+	if err == nil || !strings.Contains(err.Error(), "cannot be represented") {
+		t.Errorf("an out-of-range number should be refused, got %v", err)
+	}
+}

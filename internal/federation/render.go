@@ -37,7 +37,7 @@ type Rendered struct {
 	// value is replaced by a "sha256:" digest.
 	Display string
 	// Object is the same canonical JSON with the real values, for applying
-	// to the cluster and for nothing else. It must not be modified.
+	// to the cluster and for nothing else: it may hold secrets.
 	Object []byte
 	// Sensitive reports that Display hides values that Object holds.
 	Sensitive bool
@@ -213,7 +213,6 @@ func (r *Renderer) diagnose(cluster Cluster, replicas *int64) error {
 	type step struct {
 		rule, patch int
 		op          jsonpatch.Operation
-		source      Patch
 	}
 	var steps []step
 	if replicas != nil {
@@ -222,7 +221,7 @@ func (r *Renderer) diagnose(cluster Cluster, replicas *int64) error {
 	for i := range r.rules {
 		if r.rules[i].targets(cluster) {
 			for j, op := range r.rules[i].ops {
-				steps = append(steps, step{rule: i, patch: j, op: op, source: r.rules[i].patches[j]})
+				steps = append(steps, step{rule: i, patch: j, op: op})
 			}
 		}
 	}
@@ -234,27 +233,25 @@ func (r *Renderer) diagnose(cluster Cluster, replicas *int64) error {
 	}
 
 	doc := r.template
-	blamed := -1
+	blamed, intact := -1, true
 	for k, s := range steps {
-		kind, path := s.op.Kind(), mustPath(s.op)
 		next, err := jsonpatch.Patch{s.op}.ApplyWithOptions(doc, applyOptions)
 		if err != nil {
-			return fail(s, explainFailure(doc, kind, path, err))
+			return fail(s, explainFailure(doc, s.op.Kind(), opPath(s.op), err))
 		}
-		before, _ := decodeJSON(doc)
 		after, _ := decodeJSON(next)
-		was, is := identityOfAny(before) == r.identityKeys, identityOfAny(after) == r.identityKeys
+		now := identityOfAny(after) == r.identityKeys
 		switch {
-		case was && !is:
+		case intact && !now:
 			blamed = k
-		case is:
+		case now:
 			blamed = -1
 		}
-		doc = next
+		intact, doc = now, next
 	}
 	if blamed >= 0 {
 		s := steps[blamed]
-		return fail(s, fmt.Errorf("%s %q changes the object's kind, name, namespace or generateName, which overrides may not change", s.op.Kind(), mustPath(s.op)))
+		return fail(s, fmt.Errorf("%s %q changes the object's kind, name, namespace or generateName, which overrides may not change", s.op.Kind(), opPath(s.op)))
 	}
 	return fmt.Errorf("cluster %q: the overrides could not be applied", cluster.Name)
 }
@@ -275,7 +272,7 @@ func explainFailure(doc []byte, kind, path string, err error) error {
 	return fmt.Errorf("%s %q: %w", kind, path, err)
 }
 
-func mustPath(op jsonpatch.Operation) string {
+func opPath(op jsonpatch.Operation) string {
 	p, _ := op.Path()
 	return p
 }
