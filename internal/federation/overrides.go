@@ -152,7 +152,7 @@ func compilePatch(p Patch) (jsonpatch.Operation, error) {
 		}
 		v, err := decodeJSON([]byte(p.Value))
 		if err != nil {
-			return nil, fmt.Errorf("value %s is not JSON text (%v); a string needs JSON quotes, as in %s", clip(p.Value), err, strconv.Quote("text"))
+			return nil, fmt.Errorf("value %s is not JSON text (%w); a string needs JSON quotes, as in %s", clip(p.Value), err, strconv.Quote("text"))
 		}
 		// Canonical numbers in values spare the rendered object a second
 		// pass over its numbers.

@@ -134,7 +134,7 @@ func singleDocument(text string) ([]byte, error) {
 	var found []byte
 	for {
 		doc, err := reader.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
