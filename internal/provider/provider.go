@@ -80,6 +80,11 @@ func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureR
 		data.hostUnknownReason = "the provider's connection settings are not known until apply " +
 			"(the host cluster is probably created in the same run)"
 		tflog.Info(ctx, "host connection settings unknown at plan time")
+	} else if settings.Connection.IsEmpty() {
+		// Not an error here: provider functions need no cluster, and a
+		// module that only calls them must plan without one. Whatever needs
+		// the host reports this instead.
+		data.hostErr = noHostError
 	} else {
 		restConfig, err := settings.Connection.RESTConfig()
 		if err != nil {
@@ -116,6 +121,13 @@ func (p *kubefedProvider) Functions(context.Context) []func() function.Function 
 		NewRenderObjectFunction,
 	}
 }
+
+// noHostError is what resources and data sources report when the provider
+// block says nothing about the host. The provider never falls back to
+// ~/.kube/config on its own: a plan must not target the wrong cluster by
+// accident.
+var noHostError = fmt.Errorf("the provider does not know which host cluster to use: %w; "+
+	"the provider never falls back to ~/.kube/config on its own", kube.ErrNoConfiguration)
 
 // envString returns the attribute's value, else the environment variable's.
 func envString(value types.String, env string) string {

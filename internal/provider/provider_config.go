@@ -235,10 +235,6 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 	if diags.HasError() {
 		return s, diags
 	}
-	if s.Connection.IsEmpty() && !m.hasUnknownConnection() {
-		diags.AddError("The provider does not know which host cluster to use", kube.ErrNoConfiguration.Error()+
-			". The provider never falls back to ~/.kube/config on its own, so that a plan cannot target the wrong cluster by accident.")
-	}
 	return s, diags
 }
 

@@ -40,7 +40,6 @@ func TestSettings_errors(t *testing.T) {
 		env   map[string]string
 		want  string
 	}{
-		{"nothing", providerModel{}, nil, "does not know which host cluster to use"},
 		{"bad timeout", providerModel{Host: types.StringValue("h"), RequestTimeout: types.StringValue("soon")}, nil,
 			`"soon" is not a positive Go duration`},
 		{"negative timeout", providerModel{Host: types.StringValue("h"), RequestTimeout: types.StringValue("-1s")}, nil,
@@ -77,5 +76,12 @@ func TestSettings_unknownConnectionIsNotAnError(t *testing.T) {
 	}
 	if _, diags := model.settings(); diags.HasError() {
 		t.Fatalf("unknown values must not fail configuration: %v", diags)
+	}
+}
+
+func TestSettings_nothingSetIsNotAnErrorYet(t *testing.T) {
+	s, diags := providerModel{}.settings()
+	if diags.HasError() || !s.Connection.IsEmpty() {
+		t.Fatalf("functions work without a host: %v", diags)
 	}
 }

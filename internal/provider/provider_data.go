@@ -50,6 +50,9 @@ func (d *providerData) hostKnown() bool {
 // host returns the clients of the host cluster, checking once per provider
 // instance that the host answers and accepts the credentials.
 func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
+	if d.hostErr != nil {
+		return nil, d.hostErr
+	}
 	if !d.hostKnown() {
 		return nil, fmt.Errorf("the host cluster cannot be contacted yet: %s", d.hostUnknownReason)
 	}
