@@ -88,7 +88,7 @@ func TestExplainWith_callerHints(t *testing.T) {
 	if !strings.Contains(err.Error(), "check api_endpoint of cluster berlin") {
 		t.Fatalf("caller's hint missing: %v", err)
 	}
-	if again := Explain("other", err); again != err {
+	if again := Explain("other", err); again.Error() != err.Error() {
 		t.Fatal("an explained error is returned as it is")
 	}
 }

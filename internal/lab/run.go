@@ -200,7 +200,7 @@ func waitEtcd(ctx context.Context, port int, p procInfo, logPath string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("etcd not healthy at %s (%v): %w; end of %s:\n%s", url, last, ctx.Err(), logPath, logTail(logPath, logTailLines))
+			return fmt.Errorf("etcd not healthy at %s (%w): %w; end of %s:\n%s", url, last, ctx.Err(), logPath, logTail(logPath, logTailLines))
 		case <-time.After(pollInterval):
 		}
 	}
@@ -229,7 +229,7 @@ func (l *Lab) waitReady(ctx context.Context, c Cluster, cs *clusterState) error 
 		select {
 		case <-ctx.Done():
 			log := filepath.Join(dir, apiserverLog)
-			return fmt.Errorf("cluster %s: not ready at %s/readyz (last answer: %v): %w; end of %s:\n%s",
+			return fmt.Errorf("cluster %s: not ready at %s/readyz (last answer: %w): %w; end of %s:\n%s",
 				c.Name, c.URL, last, ctx.Err(), log, logTail(log, logTailLines))
 		case <-time.After(4 * pollInterval):
 		}

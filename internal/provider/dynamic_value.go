@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"sort"
@@ -45,7 +46,7 @@ func plainValue(v attr.Value) (any, error) {
 	case basetypes.ObjectValue:
 		return plainAttributes(value.Attributes())
 	default:
-		return nil, fmt.Errorf("unsupported value of type %s", v.Type(nil))
+		return nil, fmt.Errorf("unsupported value of type %s", v.Type(context.Background()))
 	}
 }
 

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -84,7 +85,8 @@ func (f *renderObjectFunction) Run(ctx context.Context, req function.RunRequest,
 	}, target, nil)
 	if err != nil {
 		argument := int64(0)
-		if _, isOverride := err.(*federation.OverrideError); isOverride {
+		var overrideErr *federation.OverrideError
+		if errors.As(err, &overrideErr) {
 			argument = 1
 		}
 		resp.Error = function.NewArgumentFuncError(argument, err.Error())

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -96,8 +97,8 @@ const (
 
 // replicaSplitArgument tells which argument a planner error is about.
 func replicaSplitArgument(err error) int64 {
-	inputErr, ok := err.(*scheduling.InputError)
-	if !ok {
+	var inputErr *scheduling.InputError
+	if !errors.As(err, &inputErr) {
 		return argTotalReplicas
 	}
 	switch inputErr.Field {

@@ -84,7 +84,7 @@ func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureR
 		// Not an error here: provider functions need no cluster, and a
 		// module that only calls them must plan without one. Whatever needs
 		// the host reports this instead.
-		data.hostErr = noHostError
+		data.configErr = errNoHost
 	} else {
 		restConfig, err := settings.Connection.RESTConfig()
 		if err != nil {
@@ -122,11 +122,11 @@ func (p *kubefedProvider) Functions(context.Context) []func() function.Function 
 	}
 }
 
-// noHostError is what resources and data sources report when the provider
+// errNoHost is what resources and data sources report when the provider
 // block says nothing about the host. The provider never falls back to
 // ~/.kube/config on its own: a plan must not target the wrong cluster by
 // accident.
-var noHostError = fmt.Errorf("the provider does not know which host cluster to use: %w; "+
+var errNoHost = fmt.Errorf("the provider does not know which host cluster to use: %w; "+
 	"the provider never falls back to ~/.kube/config on its own", kube.ErrNoConfiguration)
 
 // envString returns the attribute's value, else the environment variable's.

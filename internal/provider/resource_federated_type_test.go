@@ -181,10 +181,10 @@ func TestAccFederatedType_enable(t *testing.T) {
 				Config: acctest.HostProviderConfig(t) + removeBlock(federatedTypesConfig, "configmaps"),
 				Check: func(*terraform.State) error {
 					if _, err := host.get(federatedTypeConfigs, federationNamespace, "configmaps"); !apierrors.IsNotFound(err) {
-						return fmt.Errorf("FederatedTypeConfig configmaps still exists (err %v)", err)
+						return fmt.Errorf("FederatedTypeConfig configmaps still exists (err %w)", err)
 					}
 					if _, err := host.get(crds, "", "federatedconfigmaps.types.kubefed.io"); !apierrors.IsNotFound(err) {
-						return fmt.Errorf("CRD federatedconfigmaps still exists (err %v)", err)
+						return fmt.Errorf("CRD federatedconfigmaps still exists (err %w)", err)
 					}
 					return nil
 				},

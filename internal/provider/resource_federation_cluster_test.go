@@ -162,7 +162,7 @@ data "kubefed_clusters" "us" {
 		CheckDestroy: func(*terraform.State) error {
 			for _, name := range []string{"reg-san-francisco", "reg-new-york", "reg-berlin"} {
 				if _, err := host.get(kubeFedClusters, federationNamespace, name); !apierrors.IsNotFound(err) {
-					return fmt.Errorf("KubeFedCluster %s still exists after destroy (err %v)", name, err)
+					return fmt.Errorf("KubeFedCluster %s still exists after destroy (err %w)", name, err)
 				}
 				_, err := host.kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), name+"-credentials", metav1.GetOptions{})
 				if !apierrors.IsNotFound(err) {

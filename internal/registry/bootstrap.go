@@ -98,15 +98,14 @@ func (r *Registry) waitEstablished(ctx context.Context, name string) error {
 	var last error
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
 		obj, err := r.dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		return established(obj), nil
+		// Errors are remembered and polling goes on: a CRD just applied
+		// may not be served yet.
+		last = err
+		return err == nil && established(obj), nil
 	})
 	if err != nil {
 		if last != nil {
-			err = fmt.Errorf("%w (last error: %v)", err, last)
+			err = fmt.Errorf("%w (last error: %w)", err, last)
 		}
 		return fmt.Errorf("CRD %s was not established in the host: %w", name, err)
 	}
