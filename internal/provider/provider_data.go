@@ -2,7 +2,10 @@ package provider
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
 
 	"k8s.io/client-go/rest"
@@ -21,6 +24,8 @@ type providerData struct {
 	// hostConfig is nil when hostUnknownReason says why.
 	hostConfig        *rest.Config
 	hostUnknownReason string
+	// configErr says why the configuration names no host at all.
+	configErr error
 
 	hostOnce    sync.Once
 	hostClients *kube.Clients
@@ -36,6 +41,21 @@ type providerData struct {
 	snapshotOnce sync.Once
 	snapshot     *registry.Snapshot
 	snapshotErr  error
+
+	// members holds one set of clients per member cluster, shared by every
+	// resource of the instance, so each member gets one HTTP client with
+	// kept-alive connections and one discovery cache for the run.
+	membersMu sync.Mutex
+	members   map[string]memberEntry
+
+	// readiness caches one health probe per member and connection for the
+	// run, so that many objects placed on a cluster cost one probe.
+	readiness sync.Map
+}
+
+type memberEntry struct {
+	key     string
+	clients *kube.Clients
 }
 
 func newProviderData(s settings, factory kube.ClientFactory) *providerData {
@@ -50,8 +70,8 @@ func (d *providerData) hostKnown() bool {
 // host returns the clients of the host cluster, checking once per provider
 // instance that the host answers and accepts the credentials.
 func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
-	if d.hostErr != nil {
-		return nil, d.hostErr
+	if d.configErr != nil {
+		return nil, d.configErr
 	}
 	if !d.hostKnown() {
 		return nil, fmt.Errorf("the host cluster cannot be contacted yet: %s", d.hostUnknownReason)
@@ -62,7 +82,7 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 			d.hostErr = err
 			return
 		}
-		if _, err := clients.Kubernetes.Discovery().ServerVersion(); err != nil {
+		if err := clients.Kubernetes.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
 			d.hostErr = kube.Explain(d.hostConfig.Host, err)
 			return
 		}
@@ -115,4 +135,55 @@ func (d *providerData) clusterSnapshot(ctx context.Context) (*registry.Snapshot,
 		d.snapshot, d.snapshotErr = reg.LoadSnapshot(ctx)
 	})
 	return d.snapshot, d.snapshotErr
+}
+
+// memberClients returns the clients of a member cluster, built on first use
+// and rebuilt only when its connection changes.
+func (d *providerData) memberClients(name string, conn registry.Connection) (*kube.Clients, error) {
+	key := connectionKey(conn)
+	d.membersMu.Lock()
+	defer d.membersMu.Unlock()
+	if e, ok := d.members[name]; ok && e.key == key {
+		return e.clients, nil
+	}
+	cfg, err := conn.RESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", name, err)
+	}
+	cfg.QPS = d.settings.Connection.QPS
+	cfg.Burst = d.settings.Connection.Burst
+	cfg.Timeout = d.settings.RequestTimeout
+	cfg.UserAgent = d.settings.Connection.UserAgent
+	clients, err := d.factory.NewClients(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", name, err)
+	}
+	if d.members == nil {
+		d.members = map[string]memberEntry{}
+	}
+	d.members[name] = memberEntry{key: key, clients: clients}
+	return clients, nil
+}
+
+// memberReady probes a member once per connection for the run.
+func (d *providerData) memberReady(ctx context.Context, name string, conn registry.Connection) registry.ProbeResult {
+	key := name + "\x00" + connectionKey(conn)
+	if v, ok := d.readiness.Load(key); ok {
+		return v.(registry.ProbeResult)
+	}
+	result := registry.Probe(ctx, name, conn)
+	d.readiness.Store(key, result)
+	return result
+}
+
+// connectionKey identifies a connection without keeping its secrets in
+// memory twice.
+func connectionKey(c registry.Connection) string {
+	h := sha256.New()
+	for _, part := range []string{c.APIEndpoint, string(c.CABundle), c.Token, string(c.ClientCertificate),
+		string(c.ClientKey), strings.Join(c.DisabledTLSValidations, ","), c.ProxyURL} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
