@@ -142,7 +142,7 @@ func (r *Renderer) Render(cluster Cluster, replicas *int64) (Rendered, error) {
 			return Rendered{}, r.diagnose(cluster, replicas)
 		}
 	}
-	v, err := decodeJSON(doc)
+	v, err := decodeJSONAsIs(doc)
 	if err != nil {
 		return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
 	}

@@ -168,6 +168,18 @@ func hasContent(doc []byte) bool {
 
 // decodeJSON decodes one JSON value with canonical numbers.
 func decodeJSON(data []byte) (any, error) {
+	v, err := decodeJSONAsIs(data)
+	if err != nil {
+		return nil, err
+	}
+	return canonicalNumbers(v)
+}
+
+// decodeJSONAsIs decodes one JSON value keeping each number's spelling. It
+// suits documents built only from canonical parts, such as a rendered
+// object: the template and override values are canonicalised once, up
+// front, and the patch library copies them verbatim.
+func decodeJSONAsIs(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -177,7 +189,7 @@ func decodeJSON(data []byte) (any, error) {
 	if dec.More() {
 		return nil, errors.New("unexpected data after the JSON value")
 	}
-	return canonicalNumbers(v)
+	return v, nil
 }
 
 func describe(v any) string {
