@@ -221,10 +221,11 @@ func explain(m Member, o Object, err error, opts Options) error {
 		details := status.Status().Details
 		switch {
 		case apierrors.IsConflict(err) && !opts.Force:
-			return fmt.Errorf("%s: %s; another field manager owns these fields; change them there, or set force_conflicts = true to take them over",
-				o, conflictSummary(status.Status()))
+			return &explained{err: err, msg: fmt.Sprintf("%s: %s; another field manager owns these fields; change them there, "+
+				"or set force_conflicts = true to take them over", o, conflictSummary(status.Status()))}
 		case apierrors.IsNotFound(err) && o.Namespace != "" && details != nil && details.Kind == "namespaces":
-			return fmt.Errorf("%s: namespace missing: namespace %q does not exist on cluster %q; federate the namespace first", o, o.Namespace, m.Name)
+			return &explained{err: err, msg: fmt.Sprintf("%s: namespace missing: namespace %q does not exist on cluster %q; "+
+				"federate the namespace first", o, o.Namespace, m.Name)}
 		case apierrors.IsNotFound(err):
 			return fmt.Errorf("%s: the cluster does not serve %s (is its CRD installed there?): %w", o, o.Resource, err)
 		}
@@ -235,6 +236,16 @@ func explain(m Member, o Object, err error, opts Options) error {
 	}
 	return fmt.Errorf("%s: %w", o, kube.Explain(endpoint, err))
 }
+
+// explained replaces an API error's message with one that says what to do,
+// keeping the error itself for callers that sort errors by their status.
+type explained struct {
+	err error
+	msg string
+}
+
+func (e *explained) Error() string { return e.msg }
+func (e *explained) Unwrap() error { return e.err }
 
 // conflictSummary lists the conflicting fields with their managers, as the
 // API server reports them in the causes of a conflict.

@@ -106,6 +106,7 @@ func (p *kubefedProvider) Resources(context.Context) []func() resource.Resource 
 	return []func() resource.Resource{
 		NewFederationClusterResource,
 		NewFederatedTypeResource,
+		NewFederatedObjectResource,
 	}
 }
 

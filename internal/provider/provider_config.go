@@ -38,6 +38,7 @@ type providerModel struct {
 	RequestTimeout      types.String `tfsdk:"request_timeout"`
 	QPS                 types.Int64  `tfsdk:"qps"`
 	Burst               types.Int64  `tfsdk:"burst"`
+	PlanValidation      types.String `tfsdk:"plan_validation"`
 }
 
 type execModel struct {
@@ -54,7 +55,16 @@ type settings struct {
 	FieldManager        string
 	MaxParallelClusters int
 	RequestTimeout      time.Duration
+	// PlanValidation is PlanValidationServer or PlanValidationClient.
+	PlanValidation string
 }
+
+// How plans validate rendered objects: with a server-side dry run on each
+// member, or with the provider's own checks alone.
+const (
+	PlanValidationServer = "server"
+	PlanValidationClient = "client"
+)
 
 func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -129,6 +139,13 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 					"(client-go's own default of 5 would make requests leave 200 ms apart).", DefaultQPS),
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
+			"plan_validation": schema.StringAttribute{
+				Optional: true,
+				Description: "How plans validate the object each member receives: `server` (the default) also sends it to the member " +
+					"as a server-side dry-run apply, in parallel, so that schema and admission errors show at plan time; `client` " +
+					"keeps to the provider's own checks and contacts no member while planning.",
+				Validators: []validator.String{stringvalidator.OneOf(PlanValidationServer, PlanValidationClient)},
+			},
 			"burst": schema.Int64Attribute{
 				Optional:    true,
 				Description: fmt.Sprintf("Burst allowed above qps, for each cluster. Defaults to %d.", DefaultBurst),
@@ -202,6 +219,7 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 		FieldManager:        stringOr(m.FieldManager, DefaultFieldManager),
 		MaxParallelClusters: int(int64Or(m.MaxParallelClusters, DefaultMaxParallelClusters)),
 		RequestTimeout:      DefaultRequestTimeout,
+		PlanValidation:      stringOr(m.PlanValidation, PlanValidationServer),
 	}
 	insecure, err := envBool(m.Insecure, "KUBE_INSECURE")
 	if err != nil {
