@@ -2,7 +2,10 @@ package provider_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -275,4 +278,232 @@ resource "kubefed_federated_object" "cm" {
 			return nil
 		},
 	})
+}
+
+// A namespaced CRD of the test's own, served by the host and the members.
+func gizmoCRD(scope string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1",
+		"kind":       "CustomResourceDefinition",
+		"metadata":   map[string]any{"name": "gizmos.fotest.example.com"},
+		"spec": map[string]any{
+			"group": "fotest.example.com",
+			"names": map[string]any{"kind": "Gizmo", "plural": "gizmos", "singular": "gizmo", "listKind": "GizmoList"},
+			"scope": scope,
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
+					"spec": map[string]any{"type": "object", "properties": map[string]any{
+						"size":   map[string]any{"type": "integer", "default": 1},
+						"colour": map[string]any{"type": "string"},
+					}},
+				}}},
+			}},
+		},
+	}}
+}
+
+var gizmosGVR = schema.GroupVersionResource{Group: "fotest.example.com", Version: "v1", Resource: "gizmos"}
+
+func installGizmos(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	clients := map[string]dynamic.Interface{"host": newHostClients(t).dynamic}
+	for _, m := range []string{"san-francisco", "new-york", "berlin"} {
+		clients[m] = memberClient(t, m)
+	}
+	for name, c := range clients {
+		if _, err := c.Resource(crds).Apply(ctx, "gizmos.fotest.example.com", gizmoCRD("Namespaced"),
+			metav1.ApplyOptions{FieldManager: "fotest", Force: true}); err != nil {
+			t.Fatalf("installing the Gizmo CRD on %s: %v", name, err)
+		}
+	}
+	for name, c := range clients {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if _, err := c.Resource(gizmosGVR).List(ctx, metav1.ListOptions{}); err == nil {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatalf("Gizmo CRD not served on %s: %v", name, err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+}
+
+// Every kind the issue names: a second plan right after apply is empty, and
+// a Secret's values never reach the plan in clear text.
+func TestAccFederatedObject_kindsEmptySecondPlan(t *testing.T) {
+	acctest.Lab(t)
+	installGizmos(t)
+	prefix, ns := "fo-kinds", uniqueName("fo-kinds")
+	cleanupObjectTest(t, prefix)
+	sf, ny := prefix+"-sf", prefix+"-ny"
+	const password = "hunter2-correct-horse"
+	config := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
+variable "password" {
+  type      = string
+  sensitive = true
+  default   = %q
+}
+
+resource "kubefed_federated_type" "deployments" {
+  target_api_version = "apps/v1"
+  target_kind        = "Deployment"
+}
+
+resource "kubefed_federated_type" "services" {
+  target_api_version = "v1"
+  target_kind        = "Service"
+}
+
+resource "kubefed_federated_type" "secrets" {
+  target_api_version = "v1"
+  target_kind        = "Secret"
+}
+
+resource "kubefed_federated_type" "gizmos" {
+  target_api_version = "fotest.example.com/v1"
+  target_kind        = "Gizmo"
+}
+
+locals {
+  two = { placement = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name] }
+}
+
+resource "kubefed_federated_object" "web" {
+  type = kubefed_federated_type.deployments.name
+  template = yamlencode({
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata   = { name = "web", namespace = %q }
+    spec = {
+      replicas = 1
+      selector = { matchLabels = { app = "web" } }
+      template = {
+        metadata = { labels = { app = "web" } }
+        spec     = { containers = [{ name = "web", image = "nginx:1.27", ports = [{ containerPort = 8080 }] }] }
+      }
+    }
+  })
+  cluster_replicas = { (kubefed_federation_cluster.sf.name) = 2, (kubefed_federation_cluster.ny.name) = 3 }
+  overrides {
+    cluster = kubefed_federation_cluster.ny.name
+    patches = [{ path = "/spec/template/spec/containers/0/image", value = jsonencode("nginx:1.27-alpine") }]
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+
+resource "kubefed_federated_object" "svc" {
+  type = kubefed_federated_type.services.name
+  template = jsonencode({
+    apiVersion = "v1"
+    kind       = "Service"
+    metadata   = { name = "web", namespace = %q }
+    spec       = { selector = { app = "web" }, ports = [{ name = "http", port = 80, targetPort = 8080 }] }
+  })
+  placement {
+    clusters = local.two.placement
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+
+resource "kubefed_federated_object" "secret" {
+  type = kubefed_federated_type.secrets.name
+  template = yamlencode({
+    apiVersion = "v1"
+    kind       = "Secret"
+    metadata   = { name = "db", namespace = %q }
+    type       = "Opaque"
+    data       = { password = base64encode(var.password) }
+  })
+  placement {
+    clusters = local.two.placement
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+
+resource "kubefed_federated_object" "gizmo" {
+  type = kubefed_federated_type.gizmos.name
+  template = yamlencode({
+    apiVersion = "fotest.example.com/v1"
+    kind       = "Gizmo"
+    metadata   = { name = "g", namespace = %q }
+    spec       = { colour = "teal" }
+  })
+  placement {
+    clusters = local.two.placement
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, password, ns, ns, ns, ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("kubefed_federated_object.web", tfjsonpath.New("rendered").AtMapKey(ny),
+						knownvalue.StringRegexp(regexp.MustCompile(`"replicas":3.*"image":"nginx:1.27-alpine"`))),
+					plancheck.ExpectKnownValue("kubefed_federated_object.web", tfjsonpath.New("rendered").AtMapKey(sf),
+						knownvalue.StringRegexp(regexp.MustCompile(`"replicas":2.*"image":"nginx:1.27"`))),
+					plancheck.ExpectKnownValue("kubefed_federated_object.secret", tfjsonpath.New("rendered").AtMapKey(sf),
+						knownvalue.StringRegexp(regexp.MustCompile(`"password":"sha256:`))),
+					noClearText{secret: password},
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: resource.ComposeTestCheckFunc(
+				checkMemberField(t, "new-york", deploymentsGVR, ns, "web", 3, "spec", "replicas"),
+				checkMemberField(t, "san-francisco", deploymentsGVR, ns, "web", 2, "spec", "replicas"),
+				checkMemberField(t, "san-francisco", servicesGVR, ns, "web", "web", "spec", "selector", "app"),
+				checkMemberField(t, "new-york", gizmosGVR, ns, "g", "teal", "spec", "colour"),
+				checkMemberSecret(t, "new-york", ns, "db", "password", password),
+				checkMemberField(t, "berlin", namespacesGVR, "", ns, "true", "metadata", "labels", "kubefed.io/managed"),
+			),
+		}},
+	})
+}
+
+// noClearText fails when a value appears in clear text, or base64-encoded,
+// anywhere in the plan that is not marked sensitive.
+type noClearText struct{ secret string }
+
+func (c noClearText) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	encoded := base64.StdEncoding.EncodeToString([]byte(c.secret))
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Change == nil {
+			continue
+		}
+		after, _ := json.Marshal(rc.Change.After)
+		sensitive, _ := json.Marshal(rc.Change.AfterSensitive)
+		for _, needle := range []string{c.secret, encoded} {
+			if strings.Contains(string(after), needle) && !strings.Contains(string(sensitive), `"template":true`) {
+				resp.Error = fmt.Errorf("%s shows the secret in clear text in the plan", rc.Address)
+				return
+			}
+		}
+		if rendered, ok := rc.Change.After.(map[string]any)["rendered"]; ok {
+			raw, _ := json.Marshal(rendered)
+			if strings.Contains(string(raw), c.secret) || strings.Contains(string(raw), encoded) {
+				resp.Error = fmt.Errorf("%s: rendered shows the secret", rc.Address)
+				return
+			}
+		}
+	}
+}
+
+func checkMemberSecret(t *testing.T, member, namespace, name, key, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		obj, err := memberObject(t, member, secretsGVR, namespace, name)
+		if err != nil {
+			return err
+		}
+		raw, _ := nested(obj, "data", key).(string)
+		got, err := base64.StdEncoding.DecodeString(raw)
+		if err != nil || string(got) != want {
+			return fmt.Errorf("secret %s on %s: %s is %q, want the configured value", name, member, key, got)
+		}
+		return nil
+	}
 }
