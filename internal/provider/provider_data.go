@@ -48,9 +48,8 @@ type providerData struct {
 	membersMu sync.Mutex
 	members   map[string]memberEntry
 
-	// readiness caches one health probe per member and connection for the
-	// run, so that many objects placed on a cluster cost one probe.
-	readiness sync.Map
+	healthOnce sync.Once
+	health     map[string]registry.ClusterHealth
 }
 
 type memberEntry struct {
@@ -165,15 +164,30 @@ func (d *providerData) memberClients(name string, conn registry.Connection) (*ku
 	return clients, nil
 }
 
-// memberReady probes a member once per connection for the run.
-func (d *providerData) memberReady(ctx context.Context, name string, conn registry.Connection) registry.ProbeResult {
-	key := name + "\x00" + connectionKey(conn)
-	if v, ok := d.readiness.Load(key); ok {
-		return v.(registry.ProbeResult)
-	}
-	result := registry.Probe(ctx, name, conn)
-	d.readiness.Store(key, result)
-	return result
+// recordedHealth is each registered cluster's health as the registry
+// records it, read from the host once per provider instance, on first use.
+// Plans freeze clusters on it rather than on a probe of their own: the
+// record does not change between plan and apply (apply refreshes nothing),
+// so the plan Terraform re-checks at apply comes out the same, while a
+// probe there could differ. The cluster resources refresh the record, with
+// a probe, before the objects that depend on them are planned.
+func (d *providerData) recordedHealth(ctx context.Context, name string) (registry.ClusterHealth, bool) {
+	d.healthOnce.Do(func() {
+		d.health = map[string]registry.ClusterHealth{}
+		reg, err := d.registry(ctx)
+		if err != nil {
+			return
+		}
+		snapshot, err := reg.LoadSnapshot(ctx)
+		if err != nil {
+			return
+		}
+		for _, c := range snapshot.Clusters() {
+			d.health[c.Name] = c.Health
+		}
+	})
+	h, ok := d.health[name]
+	return h, ok
 }
 
 // connectionKey identifies a connection without keeping its secrets in

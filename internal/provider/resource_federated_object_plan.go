@@ -197,15 +197,15 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 	warned := false
 	for _, name := range placed {
 		c := byName[name]
-		if planning && c.Connection.APIEndpoint != "" && !c.Planned {
-			if probe := r.data.memberReady(ctx, name, c.Connection); !probe.Ready {
+		if planning && !c.Planned {
+			if health, ok := r.data.recordedHealth(ctx, name); ok && !health.Ready {
 				out.frozen[name] = true
 				if was, ok := prior[name]; ok {
 					out.rendered[name] = was
 				}
 				diags.AddWarning(fmt.Sprintf("Cluster %q is not ready: nothing is planned for it", name),
 					fmt.Sprintf("%s keeps what cluster %q holds (%s: %s). When the cluster is back, the next plan shows the pending change.",
-						in.object, name, probe.Reason, probe.Message))
+						in.object, name, health.Reason, health.Message))
 				continue
 			}
 		}

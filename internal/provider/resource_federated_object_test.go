@@ -49,22 +49,28 @@ resource "kubefed_federated_type" "namespaces" {
 `
 
 // objectTestClusters registers the three lab members under names with the
-// given prefix, labelled by region.
+// given prefix, labelled by region and by the test, so that selectors of a
+// test never match the clusters other tests register meanwhile.
 func objectTestClusters(t *testing.T, prefix string) string {
-	return memberBlock("sf", prefix+"-sf", "san-francisco", `  labels = { region = "us-west" }`)(t) +
-		memberBlock("ny", prefix+"-ny", "new-york", `  labels = { region = "us-east" }`)(t) +
-		memberBlock("berlin", prefix+"-berlin", "berlin", `  labels = { region = "eu-central" }`)(t)
+	labels := func(region string) string {
+		return fmt.Sprintf(`  labels = { region = %q, fotest = %q }`, region, prefix)
+	}
+	return memberBlock("sf", prefix+"-sf", "san-francisco", labels("us-west"))(t) +
+		memberBlock("ny", prefix+"-ny", "new-york", labels("us-east"))(t) +
+		memberBlock("berlin", prefix+"-berlin", "berlin", labels("eu-central"))(t)
 }
 
-// federatedNamespace federates a namespace to every registered cluster, so
-// that the namespaced objects of a test have somewhere to go.
+// federatedNamespace federates a namespace to the test's clusters, so that
+// the namespaced objects of a test have somewhere to go.
 func federatedNamespace(ns string) string {
 	return fmt.Sprintf(`
 resource "kubefed_federated_object" "ns" {
   type     = kubefed_federated_type.namespaces.name
   template = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %q } })
   placement {
-    cluster_selector {}
+    cluster_selector {
+      match_labels = { fotest = kubefed_federation_cluster.sf.labels.fotest }
+    }
   }
   depends_on = [kubefed_federation_cluster.sf, kubefed_federation_cluster.ny, kubefed_federation_cluster.berlin]
 }
@@ -122,15 +128,24 @@ func uniqueName(prefix string) string {
 	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
 }
 
-func cleanupObjectTest(t *testing.T, prefix string) {
+// cleanupObjectTest removes what a failed test may leave in the host: its
+// clusters, and the Federated<Kind> objects in its namespace, which would
+// otherwise keep the shared federated types from being destroyed.
+func cleanupObjectTest(t *testing.T, prefix, ns string) {
 	host := newHostClients(t)
-	t.Cleanup(func() { deleteClusters(t, host, prefix+"-sf", prefix+"-ny", prefix+"-berlin") })
+	t.Cleanup(func() {
+		for _, plural := range []string{"federatedconfigmaps", "federatednamespaces", "federateddeployments", "federatedservices", "federatedsecrets", "federatedgizmos"} {
+			gvr := schema.GroupVersionResource{Group: "types.kubefed.io", Version: "v1beta1", Resource: plural}
+			_ = host.dynamic.Resource(gvr).Namespace(ns).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+		}
+		deleteClusters(t, host, prefix+"-sf", prefix+"-ny", prefix+"-berlin")
+	})
 }
 
 func TestAccFederatedObject_configMapPlacementOverridesDrift(t *testing.T) {
 	acctest.Lab(t)
 	prefix, ns := "fo-cm", uniqueName("fo-cm")
-	cleanupObjectTest(t, prefix)
+	cleanupObjectTest(t, prefix, ns)
 	config := func(placement string, extra ...string) string {
 		return acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
 resource "kubefed_federated_object" "cm" {
@@ -254,6 +269,7 @@ resource "kubefed_federated_object" "cm" {
 			{
 				// new-york leaves the placement; berlin joins by selector.
 				Config: config(`cluster_selector {
+      match_labels      = { fotest = "fo-cm" }
       match_expressions = [{ key = "region", operator = "In", values = ["us-west", "eu-central"] }]
     }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -337,7 +353,7 @@ func TestAccFederatedObject_kindsEmptySecondPlan(t *testing.T) {
 	acctest.Lab(t)
 	installGizmos(t)
 	prefix, ns := "fo-kinds", uniqueName("fo-kinds")
-	cleanupObjectTest(t, prefix)
+	cleanupObjectTest(t, prefix, ns)
 	sf, ny := prefix+"-sf", prefix+"-ny"
 	const password = "hunter2-correct-horse"
 	config := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
@@ -506,4 +522,345 @@ func checkMemberSecret(t *testing.T, member, namespace, name, key, want string) 
 		}
 		return nil
 	}
+}
+
+// stopAtPlan is a plan check with a side effect: it stops a member once the
+// plan is made, so that apply meets a cluster the plan saw healthy.
+type stopAtPlan struct {
+	t      *testing.T
+	member string
+}
+
+func (s stopAtPlan) CheckPlan(ctx context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	if err := acctest.Lab(s.t).Stop(ctx, s.member); err != nil {
+		resp.Error = err
+	}
+}
+
+func restartAfterTest(t *testing.T, member string) {
+	t.Cleanup(func() {
+		if err := acctest.Lab(t).Start(context.Background(), member); err != nil {
+			t.Errorf("restarting %s: %v", member, err)
+		}
+	})
+}
+
+func TestAccFederatedObject_memberDown(t *testing.T) {
+	lab := acctest.Lab(t)
+	prefix, ns := "fo-down", uniqueName("fo-down")
+	cleanupObjectTest(t, prefix, ns)
+	restartAfterTest(t, "berlin")
+	sf, berlin := prefix+"-sf", prefix+"-berlin"
+	config := func(color string) string {
+		return acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
+resource "kubefed_federated_object" "cm" {
+  type     = kubefed_federated_type.configmaps.name
+  template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = %q }, data = { color = %q } })
+  placement {
+    clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.berlin.name]
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, ns, color)
+	}
+	rendered := func(color string) string {
+		return `{"apiVersion":"v1","data":{"color":"` + color + `"},"kind":"ConfigMap","metadata":{"labels":{"kubefed.io/managed":"true"},"name":"c","namespace":"` + ns + `"}}`
+	}
+	start := func() {
+		if err := lab.Start(context.Background(), "berlin"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("blue")},
+			{
+				// berlin is down before the plan: frozen, the others go on.
+				PreConfig: func() {
+					if err := lab.Stop(context.Background(), "berlin"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("green"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("rendered"), knownvalue.MapExact(map[string]knownvalue.Check{
+							sf:     knownvalue.StringExact(rendered("green")),
+							berlin: knownvalue.StringExact(rendered("blue")),
+						})),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkMemberField(t, "san-francisco", configMapsGVR, ns, "c", "green", "data", "color"),
+			},
+			{
+				// berlin is back: the pending change shows and is applied.
+				PreConfig: start,
+				Config:    config("green"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("rendered").AtMapKey(berlin), knownvalue.StringExact(rendered("green"))),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkMemberField(t, "berlin", configMapsGVR, ns, "c", "green", "data", "color"),
+			},
+			{
+				// berlin goes down between plan and apply: only berlin fails.
+				Config: config("red"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{stopAtPlan{t: t, member: "berlin"}},
+				},
+				ExpectError: acctest.ErrorMatching("failed on 1 cluster(s)", `cluster "`+berlin+`" (UpdateFailed)`),
+			},
+			{
+				// sf got its change; once berlin is back the next apply
+				// converges.
+				PreConfig: func() {
+					if err := checkMemberField(t, "san-francisco", configMapsGVR, ns, "c", "red", "data", "color")(nil); err != nil {
+						t.Fatal(err)
+					}
+					start()
+				},
+				Config: config("red"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionUpdate),
+						onlyClusterChanges{address: "kubefed_federated_object.cm", cluster: berlin},
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkMemberField(t, "berlin", configMapsGVR, ns, "c", "red", "data", "color"),
+			},
+		},
+	})
+}
+
+func TestAccFederatedObject_orphan(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "fo-orphan", uniqueName("fo-orphan")
+	cleanupObjectTest(t, prefix, ns)
+	config := func(clusters string) string {
+		return acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
+resource "kubefed_federated_object" "cm" {
+  type            = kubefed_federated_type.configmaps.name
+  template        = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "kept", namespace = %q }, data = { a = "b" } })
+  deletion_policy = "Orphan"
+  placement {
+    clusters = %s
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, ns, clusters)
+	}
+	unlabelled := func(member string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			obj, err := memberObject(t, member, configMapsGVR, ns, "kept")
+			if err != nil {
+				return fmt.Errorf("orphaned object on %s: %w", member, err)
+			}
+			if _, has := obj.GetLabels()["kubefed.io/managed"]; has {
+				return fmt.Errorf("orphaned object on %s keeps the managed label", member)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config(`[kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name]`)},
+			{
+				Config: config(`[kubefed_federation_cluster.sf.name]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					unlabelled("new-york"),
+					checkMemberField(t, "new-york", configMapsGVR, ns, "kept", "b", "data", "a"),
+					func(*terraform.State) error {
+						obj, err := newHostClients(t).get(federatedCMsGVR, ns, "kept")
+						if err != nil {
+							return err
+						}
+						if obj.GetAnnotations()["kubefed.io/orphan"] != "true" {
+							return fmt.Errorf("the host object lacks KubeFed's orphan annotation")
+						}
+						return nil
+					},
+				),
+			},
+		},
+		CheckDestroy: unlabelled("san-francisco"),
+	})
+}
+
+// An object KubeFed wrote (template without apiVersion, kind or name) is
+// imported, and the configuration that matches it plans only the missing
+// member objects.
+func TestAccFederatedObject_importKubeFedObject(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "fo-import", uniqueName("fo-import")
+	cleanupObjectTest(t, prefix, ns)
+	sf := prefix + "-sf"
+	base := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns)
+	object := fmt.Sprintf(`
+resource "kubefed_federated_object" "imported" {
+  type     = kubefed_federated_type.configmaps.name
+  template = jsonencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "legacy", namespace = %q, labels = { app = "old" } }, data = { k = "v" } })
+  placement {
+    clusters = [kubefed_federation_cluster.sf.name]
+  }
+  overrides {
+    cluster = kubefed_federation_cluster.sf.name
+    patches = [{ path = "/data/k", value = jsonencode("x") }]
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, ns)
+	kubefedShaped := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "types.kubefed.io/v1beta1",
+		"kind":       "FederatedConfigMap",
+		"metadata":   map[string]any{"name": "legacy", "namespace": ns},
+		"spec": map[string]any{
+			"template":  map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "old"}}, "data": map[string]any{"k": "v"}},
+			"placement": map[string]any{"clusters": []any{map[string]any{"name": sf}}},
+			"overrides": []any{map[string]any{"clusterName": sf, "clusterOverrides": []any{map[string]any{"path": "/data/k", "value": "x"}}}},
+		},
+	}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: base},
+			{
+				PreConfig: func() {
+					if _, err := newHostClients(t).dynamic.Resource(federatedCMsGVR).Namespace(ns).Create(context.Background(), kubefedShaped, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             base + object,
+				ResourceName:       "kubefed_federated_object.imported",
+				ImportState:        true,
+				ImportStateId:      "configmaps/" + ns + "/legacy",
+				ImportStatePersist: true,
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					want := map[string]string{
+						"placement.clusters.0":           sf,
+						"overrides.0.cluster":            sf,
+						"overrides.0.patches.0.path":     "/data/k",
+						"overrides.0.patches.0.value":    `"x"`,
+						"deletion_policy":                "Delete",
+						"template":                       `{"apiVersion":"v1","data":{"k":"v"},"kind":"ConfigMap","metadata":{"labels":{"app":"old"},"name":"legacy","namespace":"` + ns + `"}}`,
+						"id":                             "configmaps/" + ns + "/legacy",
+						"placed_clusters.0":              sf,
+						"overrides.0.patches.0.op":       "",
+						"placement.cluster_selector.%":   "",
+						"overrides.0.cluster_selector.%": "",
+						"overrides.0.patches.#":          "1",
+						"overrides.#":                    "1",
+						"placement.clusters.#":           "1",
+						"cluster_replicas.%":             "",
+						"rendered.%":                     "0",
+						"placed_clusters.#":              "1",
+						"force_conflicts":                "false",
+						"type":                           "configmaps",
+						"cluster_status.%":               "0",
+						"timeouts.create":                "",
+						"overrides.0.cluster_selector.match_labels.%": "",
+					}
+					for key, value := range want {
+						if got := states[0].Attributes[key]; got != value {
+							return fmt.Errorf("imported %s = %q, want %q", key, got, value)
+						}
+					}
+					return nil
+				},
+			},
+			{
+				Config: base + object,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kubefed_federated_object.imported", plancheck.ResourceActionUpdate),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkMemberField(t, "san-francisco", configMapsGVR, ns, "legacy", "x", "data", "k"),
+			},
+		},
+	})
+}
+
+// Bad inputs fail the plan, pointing at the attribute; the server-side dry
+// run rejects what the member's API would reject.
+func TestAccFederatedObject_planErrors(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "fo-errors", uniqueName("fo-errors")
+	cleanupObjectTest(t, prefix, ns)
+	base := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + `
+resource "kubefed_federated_type" "services" {
+  target_api_version = "v1"
+  target_kind        = "Service"
+}
+`
+	object := func(typ, template, rest string) string {
+		return base + fmt.Sprintf(`
+resource "kubefed_federated_object" "bad" {
+  type     = %s
+  template = %s
+  %s
+}
+`, typ, template, rest)
+	}
+	cm := fmt.Sprintf(`yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "x", namespace = %q }, data = { a = "b" } })`, ns)
+	toSF := `placement {
+    clusters = [kubefed_federation_cluster.sf.name]
+  }`
+	planError := func(config string, phrases ...string) resource.TestStep {
+		return resource.TestStep{Config: config, PlanOnly: true, ExpectError: acctest.ErrorMatching(phrases...)}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: base},
+			planError(object(`"widgets.nowhere.example.com"`, cm, toSF), "Type not enabled", `No FederatedTypeConfig "widgets.nowhere.example.com"`),
+			planError(object("kubefed_federated_type.services.name", cm, toSF), "Template does not match the type", "federates v1 Service"),
+			planError(object("kubefed_federated_type.configmaps.name", `yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "x" } })`, toSF),
+				"Invalid template", "namespace"),
+			planError(object("kubefed_federated_type.configmaps.name", `"kind: [unclosed"`, toSF), "Invalid template"),
+			planError(object("kubefed_federated_type.configmaps.name", cm, `placement {
+    clusters = ["atlantis"]
+  }`), "Invalid placement", "atlantis"),
+			planError(object("kubefed_federated_type.configmaps.name", cm, toSF+`
+  overrides {
+    cluster = kubefed_federation_cluster.sf.name
+    patches = [{ path = "/metadata/name", value = jsonencode("other") }]
+  }`), "Invalid override", "metadata"),
+			planError(object("kubefed_federated_type.services.name",
+				fmt.Sprintf(`yamlencode({ apiVersion = "v1", kind = "Service", metadata = { name = "s", namespace = %q }, spec = { ports = [{ port = 99999 }] } })`, ns), toSF),
+				`Cluster "`+prefix+`-sf" rejects the object`, "99999"),
+		},
+	})
+}
+
+// onlyClusterChanges checks that the planned change of rendered touches one
+// cluster alone: the state recorded exactly what the others hold.
+type onlyClusterChanges struct{ address, cluster string }
+
+func (c onlyClusterChanges) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.address {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)["rendered"].(map[string]any)
+		after, _ := rc.Change.After.(map[string]any)["rendered"].(map[string]any)
+		for cluster, value := range after {
+			if changed := before[cluster] != value; changed != (cluster == c.cluster) {
+				resp.Error = fmt.Errorf("rendered[%s]: changed = %v, want a change on %s alone", cluster, changed, c.cluster)
+				return
+			}
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s is not in the plan", c.address)
 }
