@@ -107,6 +107,7 @@ func (p *kubefedProvider) Resources(context.Context) []func() resource.Resource 
 		NewFederationClusterResource,
 		NewFederatedTypeResource,
 		NewFederatedObjectResource,
+		NewReplicaSchedulingPreferenceResource,
 	}
 }
 

@@ -1,0 +1,357 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/scheduling"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*replicaSchedulingPreferenceResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*replicaSchedulingPreferenceResource)(nil)
+	_ resource.ResourceWithImportState = (*replicaSchedulingPreferenceResource)(nil)
+)
+
+// NewReplicaSchedulingPreferenceResource returns the
+// kubefed_replica_scheduling_preference resource.
+func NewReplicaSchedulingPreferenceResource() resource.Resource {
+	return &replicaSchedulingPreferenceResource{}
+}
+
+type replicaSchedulingPreferenceResource struct {
+	data *providerData
+}
+
+type replicaSchedulingPreferenceModel struct {
+	ID               types.String          `tfsdk:"id"`
+	Namespace        types.String          `tfsdk:"namespace"`
+	Name             types.String          `tfsdk:"name"`
+	TargetKind       types.String          `tfsdk:"target_kind"`
+	ReplicasPath     types.String          `tfsdk:"replicas_path"`
+	TotalReplicas    types.Int64           `tfsdk:"total_replicas"`
+	Rebalance        types.Bool            `tfsdk:"rebalance"`
+	Strategy         types.String          `tfsdk:"strategy"`
+	Clusters         types.Map             `tfsdk:"clusters"`
+	ClusterSelector  *clusterSelectorModel `tfsdk:"cluster_selector"`
+	Replicas         types.Map             `tfsdk:"replicas"`
+	UnplacedReplicas types.Int64           `tfsdk:"unplaced_replicas"`
+	ExcludedClusters types.Map             `tfsdk:"excluded_clusters"`
+}
+
+type clusterPreferenceModel struct {
+	MinReplicas types.Int64 `tfsdk:"min_replicas"`
+	MaxReplicas types.Int64 `tfsdk:"max_replicas"`
+	Weight      types.Int64 `tfsdk:"weight"`
+}
+
+var clusterPreferenceType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"min_replicas": types.Int64Type,
+	"max_replicas": types.Int64Type,
+	"weight":       types.Int64Type,
+}}
+
+func (r *replicaSchedulingPreferenceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_replica_scheduling_preference"
+}
+
+func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Splits a total number of replicas across the federation's clusters by weight, minimum and maximum, " +
+			"as KubeFed's ReplicaSchedulingPreference does, but at plan time: the plan shows each cluster's count. Clusters that are " +
+			"not ready when planning get nothing, so their share moves to the healthy ones (failover), and the plan says which were " +
+			"excluded and why.\n\n" +
+			"The preference is stored in the host as a `ReplicaSchedulingPreference` (scheduling.kubefed.io/v1alpha1) with KubeFed's " +
+			"field names, named after the federated object it schedules. Nothing is written to member clusters by this resource: " +
+			"pass `replicas` to the `cluster_replicas` of the `kubefed_federated_object` of the same namespace and name, whose plan " +
+			"then shows each cluster's `spec.replicas`.\n\n" +
+			"With `rebalance = false` (KubeFed's default) the replicas that already run stay where they are: the current counts are read " +
+			"from the member objects when planning. So after a failover, the replicas stay on the clusters that took them over, even when " +
+			"the failed cluster comes back; set `rebalance = true` to spread them again.\n\n" +
+			"What KubeFed's type has no field for (`strategy`, `replicas_path`, `cluster_selector`) is kept in annotations that KubeFed ignores.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "`namespace/name`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"namespace": schema.StringAttribute{
+				Required:      true,
+				Description:   "Namespace of the federated object whose replicas this schedules. Changing it replaces the resource.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{dnsLabelValidator{}},
+			},
+			"name": schema.StringAttribute{
+				Required:      true,
+				Description:   "Name of the federated object whose replicas this schedules (KubeFed's convention). Changing it replaces the resource.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthBetween(1, 253)},
+			},
+			"target_kind": schema.StringAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     stringdefault.StaticString("FederatedDeployment"),
+				Description: "Kind of the federated object: `FederatedDeployment` (the default), `FederatedReplicaSet`, or any `Federated<Kind>` whose target has a replica count.",
+				Validators:  []validator.String{stringvalidator.RegexMatches(federatedKindPattern, "must be Federated<Kind>, such as FederatedDeployment")},
+			},
+			"replicas_path": schema.StringAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     stringdefault.StaticString(federation.DefaultReplicasPath),
+				Description: "JSON pointer to the replica count in the target object, read for the current counts. Defaults to `/spec/replicas`.",
+			},
+			"total_replicas": schema.Int64Attribute{
+				Required:    true,
+				Description: "How many replicas to spread, at least 0.",
+				Validators:  []validator.Int64{int64validator.Between(0, scheduling.MaxTotalReplicas)},
+			},
+			"rebalance": schema.BoolAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     booldefault.StaticBool(false),
+				Description: "Whether replicas that already run may move. Defaults to false, as in KubeFed: running replicas stay where they are.",
+			},
+			"strategy": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(string(scheduling.KubeFed)),
+				Description: "`kubefed` (the default) behaves exactly like KubeFed's planner; `balanced` divides what is left after minimums in " +
+					"proportion to weight (Webster), so 10 replicas over three equal clusters give 4/3/3 rather than 4/4/2.",
+				Validators: []validator.String{stringvalidator.OneOf(string(scheduling.KubeFed), string(scheduling.Balanced))},
+			},
+			"clusters": schema.MapNestedAttribute{
+				Optional: true,
+				Description: "Preferences by cluster name, or `\"*\"` for every cluster without its own entry. A cluster with neither gets 0. " +
+					"An empty or absent map means `{\"*\" = {weight = 1}}`.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"min_replicas": schema.Int64Attribute{
+						Optional: true, Computed: true, Default: int64default.StaticInt64(0),
+						Description: "Replicas the cluster gets before any weight is considered. Defaults to 0.",
+					},
+					"max_replicas": schema.Int64Attribute{
+						Optional:    true,
+						Description: "Most replicas the cluster gets. Unbounded when unset.",
+					},
+					"weight": schema.Int64Attribute{
+						Optional: true, Computed: true, Default: int64default.StaticInt64(0),
+						Description: "The cluster's share of what is left after minimums. Defaults to 0.",
+					},
+				}},
+			},
+			"replicas": schema.MapAttribute{
+				Computed:    true,
+				ElementType: types.Int64Type,
+				Description: "Replicas per candidate cluster, zeros included, as computed at plan time.",
+			},
+			"unplaced_replicas": schema.Int64Attribute{
+				Computed:    true,
+				Description: "Replicas no cluster could take, because every cluster is at its maximum or the weights are zero.",
+			},
+			"excluded_clusters": schema.MapAttribute{
+				Computed:    true,
+				ElementType: types.StringType,
+				Description: "Candidates left out because they were not ready when planning, with the reason.",
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"cluster_selector": clusterSelectorResourceBlockWith("The candidates are the registered clusters that match. " +
+				"Absent means every registered cluster."),
+		},
+	}
+}
+
+func (r *replicaSchedulingPreferenceResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+	if req.ProviderData != nil {
+		r.data = req.ProviderData.(*providerData)
+	}
+}
+
+func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan replicaSchedulingPreferenceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.Namespace.IsUnknown() && !plan.Name.IsUnknown() {
+		plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
+	}
+
+	in, known, diags := plan.plannerInput(ctx)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !known {
+		plan.setUnknownSplit()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	// Bad preferences are errors even when no cluster can be asked.
+	if _, err := scheduling.Plan(in); err != nil {
+		addPlannerError(&resp.Diagnostics, err)
+		return
+	}
+
+	split, warnings, err := r.split(ctx, &plan, in)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Replica split not known until apply",
+			fmt.Sprintf("ReplicaSchedulingPreference %s: %v. The split is planned as unknown and computed when the host can be read.",
+				plan.ID.ValueString(), err))
+		plan.setUnknownSplit()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	for _, w := range warnings {
+		resp.Diagnostics.AddAttributeWarning(w.path, w.summary, w.detail)
+	}
+	if split.unplaced > 0 {
+		resp.Diagnostics.AddAttributeWarning(path.Root("total_replicas"), "Some replicas cannot be placed",
+			fmt.Sprintf("%d of %d replicas of %s have no cluster: every candidate is at its max_replicas, or the weights left are 0.",
+				split.unplaced, in.TotalReplicas, plan.ID.ValueString()))
+	}
+	plan.Replicas = int64MapValue(ctx, split.replicas, &resp.Diagnostics)
+	plan.UnplacedReplicas = types.Int64Value(split.unplaced)
+	plan.ExcludedClusters = stringMapValue(ctx, split.excluded, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan replicaSchedulingPreferenceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.write(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan replicaSchedulingPreferenceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.write(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state replicaSchedulingPreferenceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Cannot refresh the replica scheduling preference",
+			fmt.Sprintf("%s: %v. The last known state is kept.", state.ID.ValueString(), err))
+		return
+	}
+	stored, err := reg.GetSchedulingPreference(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+	if errors.Is(err, registry.ErrNotFound) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the replica scheduling preference", err.Error())
+		return
+	}
+	if stored.ClusterSelector == nil && stored.IntersectWithClusterSelector {
+		// KubeFed's own preference: its candidates are the target object's
+		// selected clusters, which is the same as selecting by that selector.
+		stored.ClusterSelector = r.targetSelector(ctx, reg, stored, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(state.fromStored(ctx, stored)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *replicaSchedulingPreferenceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state replicaSchedulingPreferenceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	reg, err := r.data.registry(ctx)
+	if err == nil {
+		err = reg.DeleteSchedulingPreference(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot delete the replica scheduling preference", err.Error())
+	}
+}
+
+func (r *replicaSchedulingPreferenceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	namespace, name, ok := strings.Cut(req.ID, "/")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+		resp.Diagnostics.AddError("Invalid import ID",
+			fmt.Sprintf("Import a replica scheduling preference by namespace/name, such as shop/web; got %q.", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), namespace)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}
+
+// write stores the preference, with the split the plan computed, in the host.
+func (r *replicaSchedulingPreferenceResource) write(ctx context.Context, plan *replicaSchedulingPreferenceModel, diags *diagnostics) {
+	reg, err := r.data.bootstrappedRegistry(ctx)
+	if err != nil {
+		diags.AddError("Cannot write the replica scheduling preference", err.Error())
+		return
+	}
+	plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
+	stored, d := plan.toStored(ctx)
+	diags.Append(d...)
+	if diags.HasError() {
+		return
+	}
+	if err := reg.ApplySchedulingPreference(ctx, stored); err != nil {
+		diags.AddError("Cannot write the replica scheduling preference", err.Error())
+	}
+}
+
+// targetSelector reads the placement selector of the federated object that
+// a KubeFed preference with intersectWithClusterSelector refers to.
+func (r *replicaSchedulingPreferenceResource) targetSelector(ctx context.Context, reg *registry.Registry,
+	stored *registry.SchedulingPreference, diags *diagnostics) *metav1.LabelSelector {
+	t, err := reg.TypeOfFederatedKind(ctx, stored.TargetKind)
+	if err == nil {
+		var selector *metav1.LabelSelector
+		selector, err = reg.FederatedPlacementSelector(ctx, *t, stored.Namespace, stored.Name)
+		if err == nil {
+			return selector
+		}
+	}
+	diags.AddWarning("Cannot translate intersectWithClusterSelector",
+		fmt.Sprintf("ReplicaSchedulingPreference %s/%s asks for the cluster selector of its %s, which cannot be read: %v. "+
+			"Set cluster_selector by hand.", stored.Namespace, stored.Name, stored.TargetKind, err))
+	return nil
+}

@@ -1,0 +1,410 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/scheduling"
+)
+
+var federatedKindPattern = regexp.MustCompile(`^Federated[A-Z][A-Za-z0-9]*$`)
+
+// splitResult is the plan-time answer of the preference.
+type splitResult struct {
+	replicas map[string]int64
+	unplaced int64
+	excluded map[string]string
+}
+
+type planWarning struct {
+	path            path.Path
+	summary, detail string
+}
+
+// plannerInput reads the planner's input from the plan. known is false when
+// some input is only known at apply.
+func (m *replicaSchedulingPreferenceModel) plannerInput(ctx context.Context) (scheduling.Input, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	in := scheduling.Input{
+		TotalReplicas: m.TotalReplicas.ValueInt64(),
+		Rebalance:     m.Rebalance.ValueBool(),
+		Strategy:      scheduling.Strategy(m.Strategy.ValueString()),
+		Key:           m.Namespace.ValueString() + "/" + m.Name.ValueString(),
+	}
+	for _, v := range []interface{ IsUnknown() bool }{m.Namespace, m.Name, m.TotalReplicas, m.Rebalance, m.Strategy,
+		m.Clusters, m.TargetKind, m.ReplicasPath} {
+		if v.IsUnknown() {
+			return in, false, diags
+		}
+	}
+	preferences := map[string]clusterPreferenceModel{}
+	diags.Append(m.Clusters.ElementsAs(ctx, &preferences, false)...)
+	if diags.HasError() {
+		return in, false, diags
+	}
+	in.Preferences = map[string]scheduling.Preference{}
+	for key, p := range preferences {
+		if p.MinReplicas.IsUnknown() || p.MaxReplicas.IsUnknown() || p.Weight.IsUnknown() {
+			return in, false, diags
+		}
+		preference := scheduling.Preference{MinReplicas: p.MinReplicas.ValueInt64(), Weight: p.Weight.ValueInt64()}
+		if !p.MaxReplicas.IsNull() {
+			maximum := p.MaxReplicas.ValueInt64()
+			preference.MaxReplicas = &maximum
+		}
+		in.Preferences[key] = preference
+	}
+	return in, true, diags
+}
+
+func (m *replicaSchedulingPreferenceModel) setUnknownSplit() {
+	m.Replicas = types.MapUnknown(types.Int64Type)
+	m.UnplacedReplicas = types.Int64Unknown()
+	m.ExcludedClusters = types.MapUnknown(types.StringType)
+}
+
+// addPlannerError points the planner's complaint at the attribute it is about.
+func addPlannerError(diags *diag.Diagnostics, err error) {
+	var inputErr *scheduling.InputError
+	at := path.Root("clusters")
+	if errors.As(err, &inputErr) {
+		switch inputErr.Field {
+		case scheduling.FieldTotalReplicas:
+			at = path.Root("total_replicas")
+		case scheduling.FieldStrategy:
+			at = path.Root("strategy")
+		case scheduling.FieldPreferences:
+			if inputErr.Key != "" {
+				at = path.Root("clusters").AtMapKey(inputErr.Key)
+			}
+		}
+	}
+	diags.AddAttributeError(at, "Invalid replica scheduling preference", err.Error())
+}
+
+// split computes the plan-time split: candidates from the registry snapshot
+// and the selector, their health probed in parallel, their current counts
+// read from the members when running replicas must stay, then the planner.
+func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *replicaSchedulingPreferenceModel,
+	in scheduling.Input) (splitResult, []planWarning, error) {
+	result := splitResult{replicas: map[string]int64{}, excluded: map[string]string{}}
+	var warnings []planWarning
+	if !r.data.hostKnown() {
+		return result, nil, errors.New("the host cluster is not known yet")
+	}
+	snapshot, err := r.data.clusterSnapshot(ctx)
+	if err != nil {
+		return result, nil, fmt.Errorf("cannot read the registered clusters: %w", err)
+	}
+	var selector labels.Selector = labels.Everything()
+	if m.ClusterSelector != nil {
+		if selector, err = m.ClusterSelector.labelSelector(); err != nil {
+			return result, nil, fmt.Errorf("cluster_selector: %w", err)
+		}
+	}
+
+	var candidates []registry.SnapshotCluster
+	registered := map[string]bool{}
+	for _, c := range snapshot.Clusters() {
+		registered[c.Name] = true
+		if !c.LabelsKnown && m.ClusterSelector != nil {
+			return result, nil, fmt.Errorf("the labels of cluster %q are only known at apply", c.Name)
+		}
+		if selector.Matches(labels.Set(c.Labels)) {
+			candidates = append(candidates, c)
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(in.Preferences)) {
+		if key != scheduling.Wildcard && !registered[key] {
+			warnings = append(warnings, planWarning{path.Root("clusters").AtMapKey(key), "Preference for an unregistered cluster",
+				fmt.Sprintf("clusters[%q] names no registered cluster, so it has no effect. Registered clusters: %s.",
+					key, strings.Join(slices.Sorted(maps.Keys(registered)), ", "))})
+		}
+	}
+
+	ready := r.probe(ctx, candidates, result.excluded)
+	for name, reason := range result.excluded {
+		result.replicas[name] = 0
+		warnings = append(warnings, planWarning{path.Root("replicas"), "Cluster excluded from the split",
+			fmt.Sprintf("Cluster %q is not ready (%s), so %s gives it no replicas; its share goes to the ready clusters.",
+				name, reason, m.ID.ValueString())})
+	}
+	in.Clusters = make([]string, 0, len(ready))
+	for _, c := range ready {
+		in.Clusters = append(in.Clusters, c.Name)
+	}
+	if !in.Rebalance {
+		in.Current, warnings = r.currentReplicas(ctx, m, ready, warnings)
+	}
+	planned, err := scheduling.Plan(in)
+	if err != nil {
+		return result, nil, err
+	}
+	for name, n := range planned.Replicas {
+		result.replicas[name] = n
+	}
+	result.unplaced = planned.Unplaced
+	return result, warnings, nil
+}
+
+// probe sorts the candidates by the health the registry records for them:
+// the ready ones are returned, the others go into excluded with the reason.
+// The record is what the cluster resources' refresh probed in this same
+// plan; probing again here could give another answer when Terraform plans
+// the resource once more at apply, and an inconsistent plan with it.
+// Clusters planned in this run count as ready: their registration fails at
+// apply when they are not.
+func (r *replicaSchedulingPreferenceResource) probe(ctx context.Context, candidates []registry.SnapshotCluster,
+	excluded map[string]string) []registry.SnapshotCluster {
+	var ready []registry.SnapshotCluster
+	for _, c := range candidates {
+		health, recorded := r.data.recordedHealth(ctx, c.Name)
+		if c.Planned || !recorded || health.Ready {
+			ready = append(ready, c)
+			continue
+		}
+		reason := health.Reason
+		if reason == "" {
+			reason = "ClusterNotReady"
+		}
+		excluded[c.Name] = strings.TrimSpace(reason + ": " + health.Message)
+	}
+	return ready
+}
+
+// currentReplicas reads each ready candidate's replica count from its member
+// object, as KubeFed does, so that running replicas can stay where they are.
+// A cluster without the object runs 0.
+func (r *replicaSchedulingPreferenceResource) currentReplicas(ctx context.Context, m *replicaSchedulingPreferenceModel,
+	ready []registry.SnapshotCluster, warnings []planWarning) (map[string]int64, []planWarning) {
+	current := map[string]int64{}
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		return current, warnings
+	}
+	t, err := reg.TypeOfFederatedKind(ctx, m.TargetKind.ValueString())
+	if err != nil {
+		// The type is enabled in this same run, so nothing of it runs yet.
+		return current, warnings
+	}
+	pointer := strings.Split(strings.TrimPrefix(m.ReplicasPath.ValueString(), "/"), "/")
+	counts := make([]int64, len(ready))
+	failures := make([]error, len(ready))
+	var wg sync.WaitGroup
+	for i, c := range ready {
+		if c.Planned {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			counts[i], failures[i] = r.readReplicas(ctx, c, t.Target, m, pointer)
+		}()
+	}
+	wg.Wait()
+	for i, c := range ready {
+		if failures[i] != nil {
+			warnings = append(warnings, planWarning{path.Root("rebalance"), "Current replicas unknown",
+				fmt.Sprintf("Cannot read the replicas that %s runs on cluster %q (%v); the split treats it as running none.",
+					m.ID.ValueString(), c.Name, failures[i])})
+			continue
+		}
+		if counts[i] > 0 {
+			current[c.Name] = counts[i]
+		}
+	}
+	return current, warnings
+}
+
+func (r *replicaSchedulingPreferenceResource) readReplicas(ctx context.Context, c registry.SnapshotCluster,
+	target registry.APIResource, m *replicaSchedulingPreferenceModel, pointer []string) (int64, error) {
+	clients, err := r.data.memberClients(c.Name, c.Connection)
+	if err != nil {
+		return 0, err
+	}
+	resource := clients.Dynamic.Resource(target.Resource())
+	var obj *unstructured.Unstructured
+	if target.Namespaced {
+		obj, err = resource.Namespace(m.Namespace.ValueString()).Get(ctx, m.Name.ValueString(), metav1.GetOptions{})
+	} else {
+		obj, err = resource.Get(ctx, m.Name.ValueString(), metav1.GetOptions{})
+	}
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	for i := range pointer {
+		pointer[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(pointer[i])
+	}
+	value, found, err := unstructured.NestedFieldNoCopy(obj.Object, pointer...)
+	if err != nil || !found {
+		return 0, err
+	}
+	switch n := value.(type) {
+	case int64:
+		return n, nil
+	case float64:
+		return int64(n), nil
+	default:
+		return 0, fmt.Errorf("%s is not a number", m.ReplicasPath.ValueString())
+	}
+}
+
+// toStored is the host object the model describes.
+func (m *replicaSchedulingPreferenceModel) toStored(ctx context.Context) (registry.SchedulingPreference, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	stored := registry.SchedulingPreference{
+		Namespace:     m.Namespace.ValueString(),
+		Name:          m.Name.ValueString(),
+		TargetKind:    m.TargetKind.ValueString(),
+		TotalReplicas: m.TotalReplicas.ValueInt64(),
+		Rebalance:     m.Rebalance.ValueBool(),
+		Strategy:      m.Strategy.ValueString(),
+		ReplicasPath:  m.ReplicasPath.ValueString(),
+		Clusters:      map[string]registry.ClusterPreference{},
+	}
+	preferences := map[string]clusterPreferenceModel{}
+	diags.Append(m.Clusters.ElementsAs(ctx, &preferences, false)...)
+	for key, p := range preferences {
+		c := registry.ClusterPreference{MinReplicas: p.MinReplicas.ValueInt64(), Weight: p.Weight.ValueInt64()}
+		if !p.MaxReplicas.IsNull() {
+			maximum := p.MaxReplicas.ValueInt64()
+			c.MaxReplicas = &maximum
+		}
+		stored.Clusters[key] = c
+	}
+	if len(preferences) == 0 {
+		// What an empty map means, spelt out for a KubeFed reader, whose
+		// planner gives nothing to clusters without a preference.
+		stored.Clusters[scheduling.Wildcard] = registry.ClusterPreference{Weight: 1}
+	}
+	if m.ClusterSelector != nil {
+		stored.ClusterSelector = m.ClusterSelector.metav1()
+		stored.IntersectWithClusterSelector = true
+	}
+	diags.Append(m.Replicas.ElementsAs(ctx, &stored.Status.Replicas, false)...)
+	diags.Append(m.ExcludedClusters.ElementsAs(ctx, &stored.Status.ExcludedClusters, false)...)
+	stored.Status.UnplacedReplicas = m.UnplacedReplicas.ValueInt64()
+	return stored, diags
+}
+
+// fromStored sets the model from the host object, keeping the prior
+// spelling where two spellings mean the same (an absent clusters map and the
+// explicit {"*" = {weight = 1}} it stands for).
+func (m *replicaSchedulingPreferenceModel) fromStored(ctx context.Context, stored *registry.SchedulingPreference) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m.ID = types.StringValue(stored.Namespace + "/" + stored.Name)
+	m.Namespace = types.StringValue(stored.Namespace)
+	m.Name = types.StringValue(stored.Name)
+	m.TargetKind = types.StringValue(stored.TargetKind)
+	m.TotalReplicas = types.Int64Value(stored.TotalReplicas)
+	m.Rebalance = types.BoolValue(stored.Rebalance)
+	m.Strategy = types.StringValue(valueOr(stored.Strategy, string(scheduling.KubeFed)))
+	m.ReplicasPath = types.StringValue(valueOr(stored.ReplicasPath, "/spec/replicas"))
+
+	onlyDefault := len(stored.Clusters) == 1 && stored.Clusters[scheduling.Wildcard] == registry.ClusterPreference{Weight: 1}
+	priorEmpty := m.Clusters.IsNull() || len(m.Clusters.Elements()) == 0
+	if !(onlyDefault && priorEmpty && !m.Clusters.IsUnknown()) {
+		preferences := map[string]clusterPreferenceModel{}
+		for key, c := range stored.Clusters {
+			p := clusterPreferenceModel{MinReplicas: types.Int64Value(c.MinReplicas), Weight: types.Int64Value(c.Weight),
+				MaxReplicas: types.Int64Null()}
+			if c.MaxReplicas != nil {
+				p.MaxReplicas = types.Int64Value(*c.MaxReplicas)
+			}
+			preferences[key] = p
+		}
+		var d diag.Diagnostics
+		m.Clusters, d = types.MapValueFrom(ctx, clusterPreferenceType, preferences)
+		diags.Append(d...)
+	} else if m.Clusters.IsUnknown() {
+		m.Clusters = types.MapNull(clusterPreferenceType)
+	}
+	m.ClusterSelector = clusterSelectorFromMetav1(stored.ClusterSelector)
+	if stored.Status.Replicas != nil {
+		m.Replicas = int64MapValue(ctx, stored.Status.Replicas, &diags)
+		m.ExcludedClusters = stringMapValue(ctx, stored.Status.ExcludedClusters, &diags)
+		m.UnplacedReplicas = types.Int64Value(stored.Status.UnplacedReplicas)
+	} else if m.Replicas.IsNull() || m.Replicas.IsUnknown() {
+		// A host whose CRD drops the status (KubeFed's): nothing computed yet.
+		m.Replicas = types.MapValueMust(types.Int64Type, nil)
+		m.ExcludedClusters = types.MapValueMust(types.StringType, nil)
+		m.UnplacedReplicas = types.Int64Value(0)
+	}
+	return diags
+}
+
+func int64MapValue(ctx context.Context, values map[string]int64, diags *diag.Diagnostics) types.Map {
+	if values == nil {
+		values = map[string]int64{}
+	}
+	out, d := types.MapValueFrom(ctx, types.Int64Type, values)
+	diags.Append(d...)
+	return out
+}
+
+func stringMapValue(ctx context.Context, values map[string]string, diags *diag.Diagnostics) types.Map {
+	if values == nil {
+		values = map[string]string{}
+	}
+	out, d := types.MapValueFrom(ctx, types.StringType, values)
+	diags.Append(d...)
+	return out
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// clusterSelectorFromMetav1 is the model of a selector read from the host.
+func clusterSelectorFromMetav1(selector *metav1.LabelSelector) *clusterSelectorModel {
+	if selector == nil {
+		return nil
+	}
+	model := &clusterSelectorModel{MatchLabels: selector.MatchLabels}
+	for _, e := range selector.MatchExpressions {
+		model.MatchExpressions = append(model.MatchExpressions, matchExpressionModel{
+			Key: types.StringValue(e.Key), Operator: types.StringValue(string(e.Operator)), Values: e.Values,
+		})
+	}
+	return model
+}
+
+func valueOr(value, fallback string) string {
+	if value == "" {
+		return fallback
+	}
+	return value
+}
+
+// clusterSelectorResourceBlockWith is the resources' cluster_selector block
+// with a description of what it selects for.
+func clusterSelectorResourceBlockWith(description string) schema.SingleNestedBlock {
+	block := clusterSelectorResourceBlock()
+	block.Description = block.Description + " " + description
+	return block
+}
