@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# The demo: brings the lab up, builds the provider, and runs the example in
-# examples/demo against the lab with OpenTofu or Terraform.
+# The demo: a federation of three regions on this machine, run by the
+# provider from one `apply`.
 #
-#   scripts/demo.sh up     bring everything up and apply the example
+#   scripts/demo.sh up     lab up (with latency), provider built, examples/three-regions
+#                          applied, a table of what each member runs, then a second plan
 #   scripts/demo.sh down   destroy what the example made and stop the lab
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
-example=$root/examples/demo
+example=$root/examples/three-regions
+version=0.0.1
+members=(san-francisco new-york berlin)
 
-# cli: the CLI on PATH when there is one, else the pinned OpenTofu build.
+# cli: OpenTofu or Terraform found on PATH, else the pinned OpenTofu build.
 cli() {
   if command -v tofu >/dev/null 2>&1; then command -v tofu
   elif command -v terraform >/dev/null 2>&1; then command -v terraform
@@ -18,19 +21,40 @@ cli() {
   fi
 }
 
-# The provider is used straight from bin/ through a CLI configuration with a
-# development override, so nothing is downloaded or installed.
+# The provider is installed from a local mirror, under both registries'
+# host names, so `init` works offline with either CLI.
 configure_cli() {
-  local rc=$lab_dir/demo.tfrc
-  cat >"$rc" <<RC
+  local mirror=$lab_dir/demo-plugins
+  for registry in registry.terraform.io registry.opentofu.org; do
+    local dir=$mirror/$registry/tf-kubefed/kubefed/$version/$(go env GOOS)_$(go env GOARCH)
+    mkdir -p "$dir"
+    cp bin/terraform-provider-kubefed "$dir/terraform-provider-kubefed_v$version"
+  done
+  cat >"$lab_dir/demo.tfrc" <<RC
 provider_installation {
-  dev_overrides {
-    "tf-kubefed/kubefed" = "$root/bin"
+  filesystem_mirror {
+    path    = "$mirror"
+    include = ["*/tf-kubefed/kubefed"]
   }
-  direct {}
+  direct {
+    exclude = ["*/tf-kubefed/kubefed"]
+  }
 }
 RC
-  export TF_CLI_CONFIG_FILE=$rc TF_IN_AUTOMATION=1
+  export TF_CLI_CONFIG_FILE=$lab_dir/demo.tfrc TF_IN_AUTOMATION=1
+}
+
+# table prints what each member runs, read from the members themselves.
+table() {
+  printf '\n%-15s %-45s %s\n' CLUSTER "OBJECTS (managed by the federation)" REPLICAS
+  for m in "${members[@]}"; do
+    local k="kubectl --kubeconfig $lab_dir/kubeconfig --context $m"
+    local objects replicas
+    objects=$($k get namespaces,configmaps,deployments -A -l kubefed.io/managed=true -o name 2>/dev/null | sed 's|.*/||' | sort | paste -sd, - || true)
+    replicas=$($k -n shop get deployment web -o jsonpath='{.spec.replicas}' 2>/dev/null || echo -)
+    printf '%-15s %-45s %s\n' "$m" "${objects:-"(none)"}" "${replicas:--}"
+  done
+  echo
 }
 
 case ${1:-up} in
@@ -39,20 +63,30 @@ case ${1:-up} in
     go build -o bin/kubefed-lab ./cmd/kubefed-lab
     go build -o bin/terraform-provider-kubefed .
     bin/kubefed-lab -dir "$lab_dir" up
+    # Round trips of regions far apart: the proxies delay each direction.
+    bin/kubefed-lab -dir "$lab_dir" latency san-francisco 20ms
+    bin/kubefed-lab -dir "$lab_dir" latency new-york 35ms
+    bin/kubefed-lab -dir "$lab_dir" latency berlin 45ms
     configure_cli
     tf=$(cli)
-    echo "== $("$tf" version | head -n 1) apply on $example"
+    echo "== $("$tf" version | head -n 1): init and apply of examples/three-regions"
+    "$tf" -chdir="$example" init -input=false >/dev/null
     "$tf" -chdir="$example" apply -auto-approve -input=false -var "kubeconfig=$lab_dir/kubeconfig"
-    bin/kubefed-lab -dir "$lab_dir" status
+    table
+    echo "== a second plan right after apply must be empty"
+    "$tf" -chdir="$example" plan -detailed-exitcode -input=false -var "kubeconfig=$lab_dir/kubeconfig"
+    echo "== the second plan is empty: what the members run is what the plan showed"
     ;;
   down)
     if [ -d "$lab_dir" ]; then
+      go build -o bin/kubefed-lab ./cmd/kubefed-lab
+      go build -o bin/terraform-provider-kubefed .
       configure_cli
       tf=$(cli)
       "$tf" -chdir="$example" destroy -auto-approve -input=false -var "kubeconfig=$lab_dir/kubeconfig" || true
       bin/kubefed-lab -dir "$lab_dir" down
     fi
-    rm -f "$example"/terraform.tfstate "$example"/terraform.tfstate.backup
+    rm -rf "$example"/.terraform "$example"/.terraform.lock.hcl "$example"/terraform.tfstate "$example"/terraform.tfstate.backup
     ;;
   *) echo "usage: demo.sh up|down" >&2; exit 2 ;;
 esac
