@@ -1,0 +1,41 @@
+resource "kubefed_federated_type" "deployments" {
+  target_api_version = "apps/v1"
+  target_kind        = "Deployment"
+}
+
+# One Deployment on every cluster labelled tier = gold, with a different
+# image in Europe. The plan shows the object each cluster receives.
+resource "kubefed_federated_object" "web" {
+  type = kubefed_federated_type.deployments.name
+  template = yamlencode({
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata   = { name = "web", namespace = "web" }
+    spec = {
+      replicas = 2
+      selector = { matchLabels = { app = "web" } }
+      template = {
+        metadata = { labels = { app = "web" } }
+        spec     = { containers = [{ name = "web", image = "nginx:1.27" }] }
+      }
+    }
+  })
+
+  placement {
+    cluster_selector {
+      match_labels = { tier = "gold" }
+    }
+  }
+
+  overrides {
+    cluster_selector {
+      match_expressions = [{ key = "region", operator = "In", values = ["eu-central", "eu-west"] }]
+    }
+    patches = [{ path = "/spec/template/spec/containers/0/image", value = jsonencode("registry.eu.example.com/nginx:1.27") }]
+  }
+
+  overrides {
+    cluster = "berlin"
+    patches = [{ path = "/spec/replicas", value = jsonencode(5) }]
+  }
+}
