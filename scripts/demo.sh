@@ -34,10 +34,10 @@ configure_cli() {
 provider_installation {
   filesystem_mirror {
     path    = "$mirror"
-    include = ["*/tf-kubefed/kubefed"]
+    include = ["registry.terraform.io/tf-kubefed/kubefed", "registry.opentofu.org/tf-kubefed/kubefed"]
   }
   direct {
-    exclude = ["*/tf-kubefed/kubefed"]
+    exclude = ["registry.terraform.io/tf-kubefed/kubefed", "registry.opentofu.org/tf-kubefed/kubefed"]
   }
 }
 RC
@@ -46,13 +46,13 @@ RC
 
 # table prints what each member runs, read from the members themselves.
 table() {
-  printf '\n%-15s %-45s %s\n' CLUSTER "OBJECTS (managed by the federation)" REPLICAS
+  printf '\n%-15s %-55s %s\n' CLUSTER "OBJECTS (managed by the federation)" REPLICAS
   for m in "${members[@]}"; do
     local k="kubectl --kubeconfig $lab_dir/kubeconfig --context $m"
     local objects replicas
-    objects=$($k get namespaces,configmaps,deployments -A -l kubefed.io/managed=true -o name 2>/dev/null | sed 's|.*/||' | sort | paste -sd, - || true)
+    objects=$($k get namespaces,configmaps,deployments -A -l kubefed.io/managed=true -o name 2>/dev/null | sed 's|\.apps/|/|' | sort | paste -sd, - || true)
     replicas=$($k -n shop get deployment web -o jsonpath='{.spec.replicas}' 2>/dev/null || echo -)
-    printf '%-15s %-45s %s\n' "$m" "${objects:-"(none)"}" "${replicas:--}"
+    printf '%-15s %-55s %s\n' "$m" "${objects:-"(none)"}" "${replicas:--}"
   done
   echo
 }
