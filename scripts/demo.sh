@@ -10,39 +10,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 example=$root/examples/three-regions
-version=0.0.1
 members=(san-francisco new-york berlin)
 
-# cli: OpenTofu or Terraform found on PATH, else the pinned OpenTofu build.
-cli() {
-  if command -v tofu >/dev/null 2>&1; then command -v tofu
-  elif command -v terraform >/dev/null 2>&1; then command -v terraform
-  else scripts/tool.sh tofu
-  fi
-}
-
-# The provider is installed from a local mirror, under both registries'
-# host names, so `init` works offline with either CLI.
-configure_cli() {
-  local mirror=$lab_dir/demo-plugins
-  for registry in registry.terraform.io registry.opentofu.org; do
-    local dir=$mirror/$registry/tf-kubefed/kubefed/$version/$(go env GOOS)_$(go env GOARCH)
-    mkdir -p "$dir"
-    cp bin/terraform-provider-kubefed "$dir/terraform-provider-kubefed_v$version"
-  done
-  cat >"$lab_dir/demo.tfrc" <<RC
-provider_installation {
-  filesystem_mirror {
-    path    = "$mirror"
-    include = ["registry.terraform.io/tf-kubefed/kubefed", "registry.opentofu.org/tf-kubefed/kubefed"]
-  }
-  direct {
-    exclude = ["registry.terraform.io/tf-kubefed/kubefed", "registry.opentofu.org/tf-kubefed/kubefed"]
-  }
-}
-RC
-  export TF_CLI_CONFIG_FILE=$lab_dir/demo.tfrc TF_IN_AUTOMATION=1
-}
+source "$root/scripts/cli-config.sh"
 
 # table prints what each member runs, read from the members themselves.
 table() {
@@ -67,8 +37,8 @@ case ${1:-up} in
     bin/kubefed-lab -dir "$lab_dir" latency san-francisco 20ms
     bin/kubefed-lab -dir "$lab_dir" latency new-york 35ms
     bin/kubefed-lab -dir "$lab_dir" latency berlin 45ms
-    configure_cli
-    tf=$(cli)
+    kubefed_cli_config "$lab_dir/demo"
+    tf=$(kubefed_cli)
     echo "== $("$tf" version | head -n 1): init and apply of examples/three-regions"
     "$tf" -chdir="$example" init -input=false >/dev/null
     "$tf" -chdir="$example" apply -auto-approve -input=false -var "kubeconfig=$lab_dir/kubeconfig"
@@ -81,8 +51,8 @@ case ${1:-up} in
     if [ -d "$lab_dir" ]; then
       go build -o bin/kubefed-lab ./cmd/kubefed-lab
       go build -o bin/terraform-provider-kubefed .
-      configure_cli
-      tf=$(cli)
+      kubefed_cli_config "$lab_dir/demo"
+      tf=$(kubefed_cli)
       "$tf" -chdir="$example" destroy -auto-approve -input=false -var "kubeconfig=$lab_dir/kubeconfig" || true
       bin/kubefed-lab -dir "$lab_dir" down
     fi

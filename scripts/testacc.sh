@@ -28,3 +28,6 @@ for cli in "$tofu" "$terraform"; do
   echo "== acceptance tests with $("$cli" version | head -n 1)"
   TF_ACC_TERRAFORM_PATH=$cli go test -count=1 -timeout 40m -run '^TestAcc' ./internal/... ${TESTARGS:-}
 done
+
+echo "== examples"
+scripts/check-examples.sh

@@ -2,7 +2,7 @@
 resource "kubefed_federation_cluster" "berlin" {
   name         = "berlin"
   api_endpoint = "https://berlin.example.com:6443"
-  ca_bundle    = file("${path.module}/berlin-ca.pem")
+  ca_bundle    = var.berlin_ca
   token        = var.berlin_token
 
   labels = {
@@ -16,8 +16,8 @@ resource "kubefed_federation_cluster" "berlin" {
 resource "kubefed_federation_cluster" "new_york" {
   name               = "new-york"
   api_endpoint       = "https://new-york.example.com:6443"
-  ca_bundle          = file("${path.module}/new-york-ca.pem")
-  client_certificate = file("${path.module}/federation.crt")
+  ca_bundle          = var.new_york_ca
+  client_certificate = var.new_york_client_certificate
   client_key         = var.new_york_client_key
   require_ready      = false
 
@@ -25,6 +25,19 @@ resource "kubefed_federation_cluster" "new_york" {
     region = "us-east"
     env    = "production"
   }
+}
+
+# PEM text, e.g. file("berlin-ca.pem") in the calling module.
+variable "berlin_ca" {
+  type = string
+}
+
+variable "new_york_ca" {
+  type = string
+}
+
+variable "new_york_client_certificate" {
+  type = string
 }
 
 variable "berlin_token" {

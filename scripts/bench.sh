@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Times `apply` and a no-change `plan` of kubefed_federated_object on the lab,
+# with latency in front of every member, and prints a table:
+#
+#   1 object on 1, 3 and 6 member clusters, 20 and 50 objects on 3.
+#
+# The lab has three members; the 6-cluster case registers each of them
+# twice, under two names, so every member receives each object twice.
+#
+#   scripts/bench.sh                    Terraform 1.5.7, 80ms per member proxy
+#   BENCH_CLI=tofu scripts/bench.sh     OpenTofu
+#   BENCH_LATENCY=40ms scripts/bench.sh
+#
+# It enables the ConfigMap type and registers clusters named bench-*, and
+# destroys them at the end: do not run it while acceptance tests run.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
+latency=${BENCH_LATENCY:-80ms}
+members=(san-francisco new-york berlin)
+work=$(mktemp -d)
+
+export KUBEFED_LAB_KUBE_APISERVER=${KUBEFED_LAB_KUBE_APISERVER:-$(scripts/tool.sh kube-apiserver)}
+go build -o bin/kubefed-lab ./cmd/kubefed-lab
+go build -o bin/terraform-provider-kubefed .
+bin/kubefed-lab -dir "$lab_dir" up >/dev/null
+case ${BENCH_CLI:-terraform} in
+  tofu) tf=$(scripts/tool.sh tofu) ;;
+  terraform) tf=$(scripts/tool.sh terraform) ;;
+  *) tf=$BENCH_CLI ;;
+esac
+
+# dev_overrides: the CLI runs the provider just built, with no init.
+cat >"$work/cli.tfrc" <<RC
+provider_installation {
+  dev_overrides {
+    "registry.terraform.io/tf-kubefed/kubefed" = "$root/bin"
+    "registry.opentofu.org/tf-kubefed/kubefed" = "$root/bin"
+  }
+  direct {}
+}
+RC
+export TF_CLI_CONFIG_FILE=$work/cli.tfrc TF_IN_AUTOMATION=1
+
+restore() {
+  for m in "${members[@]}"; do bin/kubefed-lab -dir "$lab_dir" latency "$m" 0s >/dev/null || true; done
+  rm -rf "$work"
+}
+trap restore EXIT
+
+# config writes the configuration of a run: n objects on c clusters.
+config() {
+  local dir=$1 run=$2 objects=$3 clusters=$4
+  mkdir -p "$dir"
+  cat >"$dir/main.tf" <<TF
+terraform {
+  required_providers {
+    kubefed = { source = "tf-kubefed/kubefed" }
+  }
+}
+
+provider "kubefed" {
+  config_path    = "$lab_dir/kubeconfig"
+  config_context = "host"
+}
+
+locals {
+  kubeconfig = yamldecode(file("$lab_dir/kubeconfig"))
+  servers    = { for c in local.kubeconfig.clusters : c.name => c.cluster }
+  users      = { for u in local.kubeconfig.users : u.name => u.user }
+  members    = ["san-francisco", "new-york", "berlin"]
+  clusters   = { for i in range($clusters) : "bench-$run-\${i}" => local.members[i % 3] }
+}
+
+resource "kubefed_federated_type" "configmaps" {
+  target_api_version = "v1"
+  target_kind        = "ConfigMap"
+}
+
+resource "kubefed_federation_cluster" "member" {
+  for_each     = local.clusters
+  name         = each.key
+  api_endpoint = local.servers[each.value].server
+  ca_bundle    = base64decode(local.servers[each.value]["certificate-authority-data"])
+  token        = local.users[each.value].token
+}
+
+resource "kubefed_federated_object" "config" {
+  count = $objects
+  type  = kubefed_federated_type.configmaps.name
+  template = yamlencode({
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = "bench-$run-\${count.index}", namespace = "default" }
+    data       = { index = tostring(count.index) }
+  })
+  placement {
+    clusters = [for c in kubefed_federation_cluster.member : c.name]
+  }
+}
+TF
+}
+
+seconds() {
+  local start end
+  start=$(date +%s.%N)
+  "$@" >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; return 1; }
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc
+}
+
+for m in "${members[@]}"; do bin/kubefed-lab -dir "$lab_dir" latency "$m" "$latency" >/dev/null; done
+
+rows=()
+for scenario in "1 1" "1 3" "1 6" "20 3" "50 3"; do
+  read -r objects clusters <<<"$scenario"
+  run=o${objects}c${clusters}
+  dir=$work/$run
+  config "$dir" "$run" "$objects" "$clusters"
+  # Clusters and type first, untimed: the bench times the objects.
+  "$tf" -chdir="$dir" apply -auto-approve -input=false \
+    -target=kubefed_federated_type.configmaps -target=kubefed_federation_cluster.member >"$work/setup.log" 2>&1 ||
+    { cat "$work/setup.log" >&2; exit 1; }
+  apply=$(seconds "$tf" -chdir="$dir" apply -auto-approve -input=false)
+  plan=$(seconds "$tf" -chdir="$dir" plan -detailed-exitcode -input=false)
+  rows+=("$(printf '%-8s %-9s %9.2f %9.2f' "$objects" "$clusters" "$apply" "$plan")")
+  "$tf" -chdir="$dir" destroy -auto-approve -input=false >"$work/destroy.log" 2>&1 ||
+    { cat "$work/destroy.log" >&2; exit 1; }
+done
+
+echo
+echo "$("$tf" version | head -n 1), ${latency} on each member's proxy, $(nproc) CPUs"
+printf '%-8s %-9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s"
+printf '%s\n' "${rows[@]}"
