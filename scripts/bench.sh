@@ -10,6 +10,7 @@
 #   scripts/bench.sh                    Terraform 1.5.7, 80ms per member proxy
 #   BENCH_CLI=tofu scripts/bench.sh     OpenTofu
 #   BENCH_LATENCY=40ms scripts/bench.sh
+#   BENCH_SCENARIOS="20x3" scripts/bench.sh   objects x clusters, space-separated
 #
 # It enables the ConfigMap type and registers clusters named bench-*, and
 # destroys them at the end: do not run it while acceptance tests run.
@@ -113,8 +114,8 @@ seconds() {
 for m in "${members[@]}"; do bin/kubefed-lab -dir "$lab_dir" latency "$m" "$latency" >/dev/null; done
 
 rows=()
-for scenario in "1 1" "1 3" "1 6" "20 3" "50 3"; do
-  read -r objects clusters <<<"$scenario"
+for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3}; do
+  objects=${scenario%x*} clusters=${scenario#*x}
   run=o${objects}c${clusters}
   dir=$work/$run
   config "$dir" "$run" "$objects" "$clusters"

@@ -50,6 +50,12 @@ type providerData struct {
 
 	healthOnce sync.Once
 	health     map[string]registry.ClusterHealth
+
+	// types and hostNamespaces spare the host one request per federated
+	// object and step: a type found once stays found for the run, and a
+	// namespace made sure of once stays there.
+	types          sync.Map
+	hostNamespaces sync.Map
 }
 
 type memberEntry struct {
@@ -200,4 +206,26 @@ func connectionKey(c registry.Connection) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// federatedType returns the enabled type called name, reading it from the
+// host on first use; a type not found is asked again next time, since the
+// run may be enabling it.
+func (d *providerData) federatedType(ctx context.Context, reg *registry.Registry, name string) (*registry.FederatedType, error) {
+	if t, ok := d.types.Load(name); ok {
+		return t.(*registry.FederatedType), nil
+	}
+	t, err := reg.GetType(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	d.types.Store(name, t)
+	return t, nil
+}
+
+// hostNamespaceEnsured reports whether namespace was made sure of in the
+// host in this run, and records that it is from now on.
+func (d *providerData) hostNamespaceEnsured(namespace string) bool {
+	_, loaded := d.hostNamespaces.LoadOrStore(namespace, true)
+	return loaded
 }

@@ -361,7 +361,8 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	for cluster, s := range status {
 		hostStatus[cluster] = s.Status
 	}
-	if err := reg.ApplyFederatedObject(ctx, in.ft, in.hostObject(hostStatus)); err != nil {
+	host := in.hostObject(hostStatus)
+	if err := reg.ApplyFederatedObject(ctx, in.ft, host, host.Namespace != "" && r.data.hostNamespaceEnsured(host.Namespace)); err != nil {
 		diags.AddError("Cannot write the federated object to the host", err.Error())
 	}
 

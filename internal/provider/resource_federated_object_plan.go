@@ -60,7 +60,7 @@ func (r *federatedObjectResource) inputs(ctx context.Context, m *federatedObject
 	_ = yaml.Unmarshal([]byte(in.template), &head)
 
 	typeName := m.Type.ValueString()
-	ft, err := reg.GetType(ctx, typeName)
+	ft, err := r.data.federatedType(ctx, reg, typeName)
 	switch {
 	case errors.Is(err, registry.ErrNotFound) && !requireType && head.Kind != "":
 		target, rerr := reg.ResolveTarget(head.APIVersion, head.Kind, "", nil)
@@ -423,7 +423,7 @@ func (r *federatedObjectResource) importFromHost(ctx context.Context, reg *regis
 	if len(parts) == 3 {
 		namespace = parts[1]
 	}
-	ft, err := reg.GetType(ctx, typeName)
+	ft, err := r.data.federatedType(ctx, reg, typeName)
 	if err != nil {
 		diags.AddAttributeError(path.Root("type"), "Cannot import the federated object", err.Error())
 		return false

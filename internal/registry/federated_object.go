@@ -59,9 +59,10 @@ func FederatedObjectLocation(t FederatedType, namespace, name string) (string, s
 }
 
 // ApplyFederatedObject writes obj, creating its namespace in the host when
-// missing, then its status.
-func (r *Registry) ApplyFederatedObject(ctx context.Context, t FederatedType, obj FederatedObject) error {
-	if obj.Namespace != "" {
+// missing unless namespaceKnown says the caller made sure of it already,
+// then its status.
+func (r *Registry) ApplyFederatedObject(ctx context.Context, t FederatedType, obj FederatedObject, namespaceKnown bool) error {
+	if obj.Namespace != "" && !namespaceKnown {
 		if err := r.ensureObjectNamespace(ctx, obj.Namespace); err != nil {
 			return err
 		}
