@@ -27,15 +27,12 @@ import (
 
 // The status words of a cluster's propagation, KubeFed's where it has one.
 const (
-	StatusOK                = "OK"
-	StatusClusterNotReady   = "ClusterNotReady"
-	StatusCreationFailed    = "CreationFailed"
-	StatusUpdateFailed      = "UpdateFailed"
-	StatusDeletionFailed    = "DeletionFailed"
-	StatusAlreadyExists     = "AlreadyExists"
-	StatusWaitingForRemoval = "WaitingForRemoval"
-	StatusOrphaned          = "Orphaned"
-	StatusNotRegistered     = "ClusterNotRegistered"
+	StatusOK              = "OK"
+	StatusClusterNotReady = "ClusterNotReady"
+	StatusCreationFailed  = "CreationFailed"
+	StatusUpdateFailed    = "UpdateFailed"
+	StatusDeletionFailed  = "DeletionFailed"
+	StatusOrphaned        = "Orphaned"
 )
 
 // Object names what is propagated: the member resource and the object's

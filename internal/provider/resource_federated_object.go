@@ -122,8 +122,9 @@ func (r *federatedObjectResource) Schema(_ context.Context, _ resource.SchemaReq
 				Required:   true,
 				CustomType: templateType{},
 				Description: "The object to federate: one YAML or JSON document (`yamlencode(...)`, `jsonencode(...)` or `file(...)`) " +
-					"with `apiVersion`, `kind`, `metadata.name` and, for namespaced types, `metadata.namespace`. A change of " +
-					"formatting alone is no change.",
+					"with `apiVersion`, `kind`, `metadata.name` and, for namespaced types, `metadata.namespace`. Documents are " +
+					"compared decoded: a change of formatting alone changes no `rendered` object, so no cluster is touched, and " +
+					"reading a template back never shows its formatting as drift.",
 			},
 			"cluster_replicas": schema.MapAttribute{
 				Optional:    true,

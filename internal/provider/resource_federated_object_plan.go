@@ -140,14 +140,13 @@ type planned struct {
 	// objects are the real objects of the clusters rendered in this call,
 	// kept in memory only: a Secret's values never reach the plan.
 	objects map[string][]byte
-	frozen  map[string]bool
 }
 
 // desired places the object and renders it for each placed cluster. While
 // planning, a placed cluster that does not answer its health probe is
 // frozen: it keeps its entry of prior, or gets none.
 func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs, snapshot *registry.Snapshot, prior map[string]string, planning bool, diags *diagnostics) planned {
-	out := planned{rendered: map[string]string{}, objects: map[string][]byte{}, frozen: map[string]bool{}}
+	out := planned{rendered: map[string]string{}, objects: map[string][]byte{}}
 	var registered []federation.Cluster
 	var upcoming []string
 	byName := map[string]registry.SnapshotCluster{}
@@ -199,7 +198,6 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 		c := byName[name]
 		if planning && !c.Planned {
 			if health, ok := r.data.recordedHealth(ctx, name); ok && !health.Ready {
-				out.frozen[name] = true
 				if was, ok := prior[name]; ok {
 					out.rendered[name] = was
 				}

@@ -19,8 +19,10 @@ var (
 
 // templateType is the type of a federated object's template: a YAML or JSON
 // document whose formatting carries no meaning. Two templates that decode to
-// the same object are equal, so switching from yamlencode to jsonencode, or
-// reindenting a file, plans nothing.
+// the same object are equal, so reading back a template stored in another
+// format (an imported one, say) is no drift. Terraform still plans a new
+// text of a configured attribute; the rendered objects, and so the
+// clusters, stay untouched.
 type templateType struct {
 	basetypes.StringType
 }

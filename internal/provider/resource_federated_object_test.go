@@ -644,11 +644,15 @@ func TestAccFederatedObject_orphan(t *testing.T) {
 	acctest.Lab(t)
 	prefix, ns := "fo-orphan", uniqueName("fo-orphan")
 	cleanupObjectTest(t, prefix, ns)
-	config := func(clusters string) string {
+	config := func(clusters string, encode ...string) string {
+		encoder := "yamlencode"
+		if len(encode) > 0 {
+			encoder = encode[0]
+		}
 		return acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
 resource "kubefed_federated_object" "cm" {
   type            = kubefed_federated_type.configmaps.name
-  template        = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "kept", namespace = %q }, data = { a = "b" } })
+  template        = `+encoder+`({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "kept", namespace = %q }, data = { a = "b" } })
   deletion_policy = "Orphan"
   placement {
     clusters = %s
@@ -692,6 +696,15 @@ resource "kubefed_federated_object" "cm" {
 						return nil
 					},
 				),
+			},
+			{
+				// The same template in another encoding changes no cluster:
+				// Terraform plans the new text, but rendered stays the same.
+				Config: config(`[kubefed_federation_cluster.sf.name]`, "jsonencode"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{onlyClusterChanges{address: "kubefed_federated_object.cm"}},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
 			},
 		},
 		CheckDestroy: unlabelled("san-francisco"),
@@ -846,12 +859,20 @@ resource "kubefed_federated_object" "bad" {
 			planError(object("kubefed_federated_type.services.name",
 				fmt.Sprintf(`yamlencode({ apiVersion = "v1", kind = "Service", metadata = { name = "s", namespace = %q }, spec = { ports = [{ port = 99999 }] } })`, ns), toSF),
 				`Cluster "`+prefix+`-sf" rejects the object`, "99999"),
+			{
+				// The dry run cannot tell a namespace the run creates from
+				// one nobody federated; apply says which.
+				Config: object("kubefed_federated_type.configmaps.name",
+					`yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "x", namespace = "fo-nowhere" } })`, toSF),
+				ExpectError: acctest.ErrorMatching(`cluster "`+prefix+`-sf" (CreationFailed)`, "namespace missing", "federate the namespace first"),
+			},
 		},
 	})
 }
 
 // onlyClusterChanges checks that the planned change of rendered touches one
-// cluster alone: the state recorded exactly what the others hold.
+// cluster alone (none when cluster is empty): the state recorded exactly
+// what the others hold.
 type onlyClusterChanges struct{ address, cluster string }
 
 func (c onlyClusterChanges) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
