@@ -892,3 +892,43 @@ func (c onlyClusterChanges) CheckPlan(_ context.Context, req plancheck.CheckPlan
 	}
 	resp.Error = fmt.Errorf("%s is not in the plan", c.address)
 }
+
+// An input known only at apply: placement and rendered objects are planned
+// unknown, with a warning, and computed at apply.
+func TestAccFederatedObject_unknownInput(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "fo-unknown", uniqueName("fo-unknown")
+	cleanupObjectTest(t, prefix, ns)
+	config := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
+resource "terraform_data" "colour" {
+  input = "amber"
+}
+
+resource "kubefed_federated_object" "cm" {
+  type     = kubefed_federated_type.configmaps.name
+  template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "late", namespace = %q }, data = { colour = terraform_data.colour.output } })
+  placement {
+    clusters = [kubefed_federation_cluster.ny.name]
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue("kubefed_federated_object.cm", tfjsonpath.New("rendered")),
+					plancheck.ExpectUnknownValue("kubefed_federated_object.cm", tfjsonpath.New("placed_clusters")),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("placed_clusters"),
+					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(prefix + "-ny")})),
+			},
+			Check: checkMemberField(t, "new-york", configMapsGVR, ns, "late", "amber", "data", "colour"),
+		}},
+	})
+}
