@@ -292,3 +292,44 @@ func removeDeployment(t *testing.T, member, namespace, name string) {
 		t.Errorf("removing deployment %s/%s from %s: %v", namespace, name, member, err)
 	}
 }
+
+func TestAccReplicaSchedulingPreference_unreachableHostPlansUnknown(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			// Port 1 on loopback: nothing listens, so the host cannot be read.
+			Config: inlineProvider(t, "https://127.0.0.1:1", "token", string(acctest.Lab(t).Host().CAPEM)) + `
+resource "kubefed_replica_scheduling_preference" "web" {
+  namespace      = "shop"
+  name           = "web"
+  total_replicas = 9
+}
+`,
+			// The plan goes through with the split unknown; only the apply,
+			// which must write to the host, fails.
+			ExpectError: acctest.ErrorMatching("cannot reach the API server at https://127.0.0.1:1"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("kubefed_replica_scheduling_preference.web", tfjsonpath.New("replicas")),
+				plancheck.ExpectKnownValue("kubefed_replica_scheduling_preference.web", tfjsonpath.New("id"), knownvalue.StringExact("shop/web")),
+			}},
+		}},
+	})
+}
+
+func TestAccReplicaSchedulingPreference_badPreferencesFailThePlan(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acctest.HostProviderConfig(t) + `
+resource "kubefed_replica_scheduling_preference" "web" {
+  namespace      = "shop"
+  name           = "web"
+  total_replicas = 9
+  clusters       = { berlin = { min_replicas = -1 } }
+}
+`,
+			PlanOnly:    true,
+			ExpectError: acctest.ErrorMatching(`preferences["berlin"]`, "min_replicas"),
+		}},
+	})
+}
