@@ -166,7 +166,7 @@ data "kubefed_clusters" "us" {
 				}
 				_, err := host.kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), name+"-credentials", metav1.GetOptions{})
 				if !apierrors.IsNotFound(err) {
-					return fmt.Errorf("Secret of %s still exists after destroy (err %v)", name, err)
+					return fmt.Errorf("Secret of %s still exists after destroy (err %w)", name, err)
 				}
 			}
 			return nil

@@ -112,7 +112,7 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	if err != nil {
 		return result, nil, fmt.Errorf("cannot read the registered clusters: %w", err)
 	}
-	var selector labels.Selector = labels.Everything()
+	selector := labels.Everything()
 	if m.ClusterSelector != nil {
 		if selector, err = m.ClusterSelector.labelSelector(); err != nil {
 			return result, nil, fmt.Errorf("cluster_selector: %w", err)
@@ -322,7 +322,8 @@ func (m *replicaSchedulingPreferenceModel) fromStored(ctx context.Context, store
 
 	onlyDefault := len(stored.Clusters) == 1 && stored.Clusters[scheduling.Wildcard] == registry.ClusterPreference{Weight: 1}
 	priorEmpty := m.Clusters.IsNull() || len(m.Clusters.Elements()) == 0
-	if !(onlyDefault && priorEmpty && !m.Clusters.IsUnknown()) {
+	keepPriorSpelling := onlyDefault && priorEmpty && !m.Clusters.IsUnknown()
+	if !keepPriorSpelling {
 		preferences := map[string]clusterPreferenceModel{}
 		for key, c := range stored.Clusters {
 			p := clusterPreferenceModel{MinReplicas: types.Int64Value(c.MinReplicas), Weight: types.Int64Value(c.Weight),
@@ -335,8 +336,6 @@ func (m *replicaSchedulingPreferenceModel) fromStored(ctx context.Context, store
 		var d diag.Diagnostics
 		m.Clusters, d = types.MapValueFrom(ctx, clusterPreferenceType, preferences)
 		diags.Append(d...)
-	} else if m.Clusters.IsUnknown() {
-		m.Clusters = types.MapNull(clusterPreferenceType)
 	}
 	m.ClusterSelector = clusterSelectorFromMetav1(stored.ClusterSelector)
 	if stored.Status.Replicas != nil {
@@ -368,16 +367,6 @@ func stringMapValue(ctx context.Context, values map[string]string, diags *diag.D
 	out, d := types.MapValueFrom(ctx, types.StringType, values)
 	diags.Append(d...)
 	return out
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // clusterSelectorFromMetav1 is the model of a selector read from the host.
