@@ -7,9 +7,9 @@
 # The lab has three members; the 6-cluster case registers each of them
 # twice, under two names, so every member receives each object twice.
 #
-#   scripts/bench.sh                    Terraform 1.5.7, 80ms per member proxy
+#   scripts/bench.sh                    Terraform 1.5.7, 40ms each way per member (80 ms round trips)
 #   BENCH_CLI=tofu scripts/bench.sh     OpenTofu
-#   BENCH_LATENCY=40ms scripts/bench.sh
+#   BENCH_LATENCY=80ms scripts/bench.sh
 #   BENCH_SCENARIOS="20x3" scripts/bench.sh   objects x clusters, space-separated
 #
 # It enables the ConfigMap type and registers clusters named bench-*, and
@@ -18,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
-latency=${BENCH_LATENCY:-80ms}
+latency=${BENCH_LATENCY:-40ms}
 members=(san-francisco new-york berlin)
 work=$(mktemp -d)
 

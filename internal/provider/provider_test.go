@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -108,4 +109,44 @@ provider "kubefed" {
   cluster_ca_certificate = ` + acctest.Quote(ca) + `
 }
 `
+}
+
+// A host created in the same run: its address is unknown while planning, so
+// resources plan unknown values instead of failing, and apply uses the host
+// once it is known.
+func TestAccProvider_hostKnownOnlyAtApply(t *testing.T) {
+	host := acctest.Lab(t).Host()
+	namespace := uniqueName("unknown-host")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "terraform_data" "host" {
+  input = ` + acctest.Quote(host.URL) + `
+}
+
+provider "kubefed" {
+  host                   = terraform_data.host.output
+  token                  = ` + acctest.Quote(host.Token) + `
+  cluster_ca_certificate = ` + acctest.Quote(string(host.CAPEM)) + `
+}
+
+resource "kubefed_replica_scheduling_preference" "web" {
+  namespace      = ` + acctest.Quote(namespace) + `
+  name           = "web"
+  total_replicas = 3
+  cluster_selector {
+    match_labels = { selects = "nothing" }
+  }
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("kubefed_replica_scheduling_preference.web", tfjsonpath.New("replicas")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				// No cluster matches: the three replicas stay unplaced.
+				statecheck.ExpectKnownValue("kubefed_replica_scheduling_preference.web", tfjsonpath.New("unplaced_replicas"), knownvalue.Int64Exact(3)),
+			},
+		}},
+	})
 }
