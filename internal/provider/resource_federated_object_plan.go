@@ -191,6 +191,16 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 	if placed == nil {
 		placed = []string{}
 	}
+	if in.ft.Propagation == registry.Disabled {
+		// The type's propagation is off: the object stays in the host and
+		// no member is touched, neither to push nor to remove.
+		out.placed = slices.Sorted(maps.Keys(prior))
+		maps.Copy(out.rendered, prior)
+		diags.AddAttributeWarning(path.Root("type"), "Propagation of the type is disabled",
+			fmt.Sprintf("Type %q has propagation = \"Disabled\": %s is kept in the host, and nothing is pushed to or removed from "+
+				"member clusters until propagation is enabled again.", in.ft.Name(), in.object))
+		return out
+	}
 	out.placed = placed
 
 	warned := false

@@ -932,3 +932,54 @@ resource "kubefed_federated_object" "cm" {
 		}},
 	})
 }
+
+func TestAccFederatedObject_propagationDisabled(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "fo-off", uniqueName("fo-off")
+	cleanupObjectTest(t, prefix, ns)
+	// The type is disabled in a first apply: a plan sees the propagation of
+	// types already in the host.
+	typeOnly := acctest.HostProviderConfig(t) + objectTestClusters(t, prefix) + `
+resource "kubefed_federated_type" "configmaps" {
+  target_api_version = "v1"
+  target_kind        = "ConfigMap"
+  propagation        = "Disabled"
+}
+`
+	config := typeOnly + fmt.Sprintf(`
+resource "kubefed_federated_object" "cm" {
+  type     = kubefed_federated_type.configmaps.name
+  template = yamlencode({
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = "quiet", namespace = %q }
+    data       = { color = "blue" }
+  })
+  placement {
+    cluster_selector {}
+  }
+  depends_on = [kubefed_federation_cluster.sf, kubefed_federation_cluster.ny, kubefed_federation_cluster.berlin]
+}
+`, ns)
+	host := newHostClients(t)
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{Config: typeOnly}, {
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("placed_clusters"), knownvalue.SetExact([]knownvalue.Check{})),
+			}},
+			Check: resource.ComposeTestCheckFunc(
+				func(*terraform.State) error {
+					if _, err := host.get(federatedCMsGVR, ns, "quiet"); err != nil {
+						return fmt.Errorf("the FederatedConfigMap stays in the host: %w", err)
+					}
+					return nil
+				},
+				checkMemberAbsent(t, "san-francisco", configMaps, ns, "quiet"),
+				checkMemberAbsent(t, "berlin", configMaps, ns, "quiet"),
+			),
+		}},
+	})
+}
