@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -758,9 +756,7 @@ resource "kubefed_federated_object" "imported" {
 				// OpenTofu's init in the fresh directory of an import step
 				// asks its registry for the provider, which tests offline
 				// cannot reach; Terraform runs the step.
-				SkipFunc: func() (bool, error) {
-					return strings.Contains(filepath.Base(os.Getenv("TF_ACC_TERRAFORM_PATH")), "tofu"), nil
-				},
+				SkipFunc:      skipOnOpenTofu,
 				ResourceName:  "kubefed_federated_object.imported",
 				ImportState:   true,
 				ImportStateId: "configmaps/" + ns + "/legacy",

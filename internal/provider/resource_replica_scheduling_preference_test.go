@@ -3,6 +3,9 @@ package provider_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -332,4 +335,127 @@ resource "kubefed_replica_scheduling_preference" "web" {
 			ExpectError: acctest.ErrorMatching(`preferences["berlin"]`, "min_replicas"),
 		}},
 	})
+}
+
+// A preference written by KubeFed itself: no annotations, no status, and
+// intersectWithClusterSelector pointing at the FederatedDeployment's selector.
+func TestAccReplicaSchedulingPreference_importKubeFedObject(t *testing.T) {
+	acctest.Lab(t)
+	host := newHostClients(t)
+	namespace := uniqueName("rsp-import")
+	types := acctest.HostProviderConfig(t) + `
+resource "kubefed_federated_type" "deployments" {
+  target_api_version = "apps/v1"
+  target_kind        = "Deployment"
+}
+`
+	const rsp = "kubefed_replica_scheduling_preference.web"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: types},
+			{
+				PreConfig: func() { writeKubeFedPreference(t, host, namespace) },
+				Config: types + fmt.Sprintf(`
+resource "kubefed_replica_scheduling_preference" "web" {
+  namespace      = %q
+  name           = "web"
+  total_replicas = 10
+  rebalance      = true
+  clusters = {
+    cluster1 = { weight = 2 }
+    cluster2 = { weight = 3 }
+  }
+  cluster_selector {
+    match_labels = { region = "eu" }
+  }
+}
+`, namespace),
+				// OpenTofu's init in the fresh directory of an import step
+				// looks for the provider in its registry, which is out of
+				// reach here; Terraform 1.5 runs this step.
+				SkipFunc:      skipOnOpenTofu,
+				ResourceName:  rsp,
+				ImportState:   true,
+				ImportStateId: namespace + "/web",
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					if len(states) != 1 {
+						return fmt.Errorf("imported %d instances", len(states))
+					}
+					want := map[string]string{
+						"total_replicas":                       "10",
+						"rebalance":                            "true",
+						"target_kind":                          "FederatedDeployment",
+						"strategy":                             "kubefed",
+						"clusters.cluster1.weight":             "2",
+						"clusters.cluster2.weight":             "3",
+						"clusters.cluster2.min_replicas":       "0",
+						"cluster_selector.match_labels.region": "eu",
+					}
+					for key, value := range want {
+						if got := states[0].Attributes[key]; got != value {
+							return fmt.Errorf("%s is %q, want %q", key, got, value)
+						}
+					}
+					return nil
+				},
+			},
+			{
+				// What KubeFed wrote goes, so that the type can be destroyed.
+				PreConfig: func() { removeKubeFedPreference(t, host, namespace) },
+				Config:    types,
+			},
+		},
+	})
+}
+
+func removeKubeFedPreference(t *testing.T, host hostClients, namespace string) {
+	t.Helper()
+	ctx := context.Background()
+	gvr := schema.GroupVersionResource{Group: "types.kubefed.io", Version: "v1beta1", Resource: "federateddeployments"}
+	for _, r := range []schema.GroupVersionResource{gvr, schedulingPreferences} {
+		if err := host.dynamic.Resource(r).Namespace(namespace).Delete(ctx, "web", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("removing %s %s/web: %v", r.Resource, namespace, err)
+		}
+	}
+}
+
+func writeKubeFedPreference(t *testing.T, host hostClients, namespace string) {
+	t.Helper()
+	ctx := context.Background()
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": namespace}}}
+	if _, err := host.dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("namespace: %v", err)
+	}
+	federatedDeployment := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "types.kubefed.io/v1beta1", "kind": "FederatedDeployment",
+		"metadata": map[string]any{"name": "web", "namespace": namespace},
+		"spec": map[string]any{
+			"template":  map[string]any{"spec": map[string]any{"replicas": int64(3)}},
+			"placement": map[string]any{"clusterSelector": map[string]any{"matchLabels": map[string]any{"region": "eu"}}},
+		},
+	}}
+	gvr := schema.GroupVersionResource{Group: "types.kubefed.io", Version: "v1beta1", Resource: "federateddeployments"}
+	if _, err := host.dynamic.Resource(gvr).Namespace(namespace).Create(ctx, federatedDeployment, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("FederatedDeployment: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = host.dynamic.Resource(gvr).Namespace(namespace).Delete(context.Background(), "web", metav1.DeleteOptions{})
+	})
+	preference := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "scheduling.kubefed.io/v1alpha1", "kind": "ReplicaSchedulingPreference",
+		"metadata": map[string]any{"name": "web", "namespace": namespace},
+		"spec": map[string]any{
+			"targetKind": "FederatedDeployment", "totalReplicas": int64(10), "rebalance": true, "intersectWithClusterSelector": true,
+			"clusters": map[string]any{"cluster1": map[string]any{"weight": int64(2)}, "cluster2": map[string]any{"weight": int64(3)}},
+		},
+	}}
+	if _, err := host.dynamic.Resource(schedulingPreferences).Namespace(namespace).Create(ctx, preference, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("ReplicaSchedulingPreference: %v", err)
+	}
+	t.Cleanup(func() { removeKubeFedPreference(t, host, namespace) })
+}
+
+func skipOnOpenTofu() (bool, error) {
+	return strings.Contains(filepath.Base(os.Getenv("TF_ACC_TERRAFORM_PATH")), "tofu"), nil
 }
