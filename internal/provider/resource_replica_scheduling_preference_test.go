@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,6 @@ import (
 
 var (
 	schedulingPreferences = schema.GroupVersionResource{Group: "scheduling.kubefed.io", Version: "v1alpha1", Resource: "replicaschedulingpreferences"}
-	deployments           = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 )
 
 // rspConfig registers the three lab members labelled for this test only, so
@@ -56,6 +56,55 @@ resource "kubefed_replica_scheduling_preference" "web" {
 `, namespace, prefix, preference)
 }
 
+// The failover test's names. The namespace is fixed: the key
+// namespace/name orders clusters of equal weight, and the test's counts are
+// those of this key.
+const failoverPrefix, failoverNamespace = "rsp", "rsp-failover"
+
+// failoverConfig is rspConfig with the Deployment the preference schedules,
+// federated with cluster_replicas from it, in a namespace federated to the
+// test's clusters (and orphaned on destroy: the lab never finishes deleting
+// a namespace, and the test reuses its name).
+func failoverConfig(t *testing.T, preference string) string {
+	const prefix, namespace = failoverPrefix, failoverNamespace
+	return rspConfig(t, prefix, namespace, preference) + fmt.Sprintf(`
+resource "kubefed_federated_type" "namespaces" {
+  target_api_version = "v1"
+  target_kind        = "Namespace"
+}
+
+resource "kubefed_federated_object" "ns" {
+  type            = kubefed_federated_type.namespaces.name
+  template        = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %[1]q } })
+  deletion_policy = "Orphan"
+  placement {
+    cluster_selector {
+      match_labels = { rsp-test = %[2]q }
+    }
+  }
+  depends_on = [kubefed_federation_cluster.sf, kubefed_federation_cluster.ny, kubefed_federation_cluster.berlin]
+}
+
+resource "kubefed_federated_object" "web" {
+  type = kubefed_federated_type.deployments.name
+  template = yamlencode({
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata   = { name = "web", namespace = %[1]q }
+    spec = {
+      selector = { matchLabels = { app = "web" } }
+      template = {
+        metadata = { labels = { app = "web" } }
+        spec     = { containers = [{ name = "web", image = "nginx:1.27" }] }
+      }
+    }
+  })
+  cluster_replicas = kubefed_replica_scheduling_preference.web.replicas
+  depends_on       = [kubefed_federated_object.ns]
+}
+`, namespace, prefix)
+}
+
 func replicasOf(prefix string, sf, ny, berlin int64) knownvalue.Check {
 	return knownvalue.MapExact(map[string]knownvalue.Check{
 		prefix + "-sf":     knownvalue.Int64Exact(sf),
@@ -64,22 +113,29 @@ func replicasOf(prefix string, sf, ny, berlin int64) knownvalue.Check {
 	})
 }
 
-// TestAccReplicaSchedulingPreference_failover pins the failover story: 3/3/3,
-// berlin down moves its share to the others (5/4 in the hash order of this
-// key), and after berlin returns the running replicas stay where they are
-// until rebalance is switched on.
+// memberReplicas checks spec.replicas of the Deployment on each member.
+func memberReplicas(t *testing.T, namespace string, sf, ny, berlin int64) resource.TestCheckFunc {
+	return resource.ComposeTestCheckFunc(
+		checkMemberField(t, "san-francisco", deploymentsGVR, namespace, "web", sf, "spec", "replicas"),
+		checkMemberField(t, "new-york", deploymentsGVR, namespace, "web", ny, "spec", "replicas"),
+		checkMemberField(t, "berlin", deploymentsGVR, namespace, "web", berlin, "spec", "replicas"),
+	)
+}
+
+// TestAccReplicaSchedulingPreference_failover pins the failover story end to
+// end: 9 replicas run 3/3/3; berlin goes down, and the next plan gives its
+// share to the others (5/4 in the hash order of this key) while the
+// Deployment on berlin is frozen, and the apply succeeds; berlin comes back,
+// and with rebalance = false the running replicas stay where they are, so
+// berlin is scaled to 0; rebalance = true spreads them 3/3/3 again.
 func TestAccReplicaSchedulingPreference_failover(t *testing.T) {
 	lab := acctest.Lab(t)
-	const prefix = "rsp"
-	// A fixed namespace: the key namespace/name orders clusters of equal
-	// weight, and the counts below are those of this key.
-	const namespace = "rsp-failover"
+	const prefix, namespace = failoverPrefix, failoverNamespace
 	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
 		removeDeployment(t, member, namespace, "web")
-		t.Cleanup(func() { removeDeployment(t, member, namespace, "web") })
 	}
 	host := newHostClients(t)
-	t.Cleanup(func() { deleteClusters(t, host, prefix+"-sf", prefix+"-ny", prefix+"-berlin") })
+	cleanupObjectTest(t, prefix, namespace)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -88,11 +144,12 @@ func TestAccReplicaSchedulingPreference_failover(t *testing.T) {
 		}
 	})
 	const rsp = "kubefed_replica_scheduling_preference.web"
+	const web = "kubefed_federated_object.web"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: rspConfig(t, prefix, namespace, ""),
+				Config: failoverConfig(t, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(rsp, tfjsonpath.New("id"), knownvalue.StringExact(namespace+"/web")),
 				}},
@@ -101,39 +158,50 @@ func TestAccReplicaSchedulingPreference_failover(t *testing.T) {
 					statecheck.ExpectKnownValue(rsp, tfjsonpath.New("unplaced_replicas"), knownvalue.Int64Exact(0)),
 					statecheck.ExpectKnownValue(rsp, tfjsonpath.New("excluded_clusters"), knownvalue.MapExact(map[string]knownvalue.Check{})),
 				},
-				Check: checkStoredPreference(host, namespace, 9, false, map[string]any{"*": map[string]any{"minReplicas": int64(0), "weight": int64(1)}}),
+				Check: resource.ComposeTestCheckFunc(
+					checkStoredPreference(host, namespace, 9, false, map[string]any{"*": map[string]any{"minReplicas": int64(0), "weight": int64(1)}}),
+					memberReplicas(t, namespace, 3, 3, 3),
+				),
 			},
 			{
 				PreConfig: func() { stopMember(t, "berlin") },
-				Config:    rspConfig(t, prefix, namespace, ""),
+				Config:    failoverConfig(t, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(rsp, tfjsonpath.New("replicas"), replicasOf(prefix, 5, 4, 0)),
 					plancheck.ExpectKnownValue(rsp, tfjsonpath.New("excluded_clusters"), knownvalue.MapPartial(map[string]knownvalue.Check{
 						prefix + "-berlin": knownvalue.StringRegexp(acctest.ErrorMatching("ClusterNotReachable")),
 					})),
+					// Berlin's object is frozen: it keeps what berlin holds.
+					plancheck.ExpectKnownValue(web, tfjsonpath.New("rendered").AtMapKey(prefix+"-berlin"),
+						knownvalue.StringRegexp(regexp.MustCompile(`"replicas":3[,}]`))),
+					plancheck.ExpectKnownValue(web, tfjsonpath.New("rendered").AtMapKey(prefix+"-sf"),
+						knownvalue.StringRegexp(regexp.MustCompile(`"replicas":5[,}]`))),
 				}},
-				Check: checkStoredReplicas(host, namespace, map[string]int64{prefix + "-sf": 5, prefix + "-ny": 4, prefix + "-berlin": 0}),
+				Check: resource.ComposeTestCheckFunc(
+					checkStoredReplicas(host, namespace, map[string]int64{prefix + "-sf": 5, prefix + "-ny": 4, prefix + "-berlin": 0}),
+					checkMemberField(t, "san-francisco", deploymentsGVR, namespace, "web", 5, "spec", "replicas"),
+					checkMemberField(t, "new-york", deploymentsGVR, namespace, "web", 4, "spec", "replicas"),
+				),
 			},
 			{
-				// What the federated Deployment would now run: the failover split.
-				PreConfig: func() {
-					runDeployment(t, "san-francisco", namespace, "web", 5)
-					runDeployment(t, "new-york", namespace, "web", 4)
-					startMember(t, "berlin")
-				},
-				Config: rspConfig(t, prefix, namespace, ""),
+				PreConfig: func() { startMember(t, "berlin") },
+				Config:    failoverConfig(t, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					// rebalance = false: the running replicas stay, berlin gets none back.
 					plancheck.ExpectKnownValue(rsp, tfjsonpath.New("replicas"), replicasOf(prefix, 5, 4, 0)),
 					plancheck.ExpectKnownValue(rsp, tfjsonpath.New("excluded_clusters"), knownvalue.MapExact(map[string]knownvalue.Check{})),
 				}},
+				Check: memberReplicas(t, namespace, 5, 4, 0),
 			},
 			{
-				Config: rspConfig(t, prefix, namespace, "  rebalance = true"),
+				Config: failoverConfig(t, "  rebalance = true"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(rsp, tfjsonpath.New("replicas"), replicasOf(prefix, 3, 3, 3)),
 				}},
-				Check: checkStoredPreference(host, namespace, 9, true, nil),
+				Check: resource.ComposeTestCheckFunc(
+					checkStoredPreference(host, namespace, 9, true, nil),
+					memberReplicas(t, namespace, 3, 3, 3),
+				),
 			},
 			{
 				ResourceName:      rsp,
@@ -257,40 +325,9 @@ func startMember(t *testing.T, name string) {
 	}
 }
 
-// runDeployment puts a Deployment with the given replicas straight onto a
-// member, as if the federation had pushed it there.
-func runDeployment(t *testing.T, member, namespace, name string, replicas int64) {
-	t.Helper()
-	client := memberClient(t, member)
-	ctx := context.Background()
-	ns := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": namespace},
-	}}
-	_, err := client.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(ctx, ns, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("namespace %s on %s: %v", namespace, member, err)
-	}
-	labels := map[string]any{"app": name}
-	deployment := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apps/v1", "kind": "Deployment",
-		"metadata": map[string]any{"name": name, "namespace": namespace},
-		"spec": map[string]any{
-			"replicas": replicas,
-			"selector": map[string]any{"matchLabels": labels},
-			"template": map[string]any{
-				"metadata": map[string]any{"labels": labels},
-				"spec":     map[string]any{"containers": []any{map[string]any{"name": name, "image": "nginx:1.27"}}},
-			},
-		},
-	}}
-	if _, err := client.Resource(deployments).Namespace(namespace).Create(ctx, deployment, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("deployment %s/%s on %s: %v", namespace, name, member, err)
-	}
-}
-
 func removeDeployment(t *testing.T, member, namespace, name string) {
 	t.Helper()
-	err := memberClient(t, member).Resource(deployments).Namespace(namespace).Delete(context.Background(), name, metav1.DeleteOptions{})
+	err := memberClient(t, member).Resource(deploymentsGVR).Namespace(namespace).Delete(context.Background(), name, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		t.Errorf("removing deployment %s/%s from %s: %v", namespace, name, member, err)
 	}
