@@ -56,6 +56,11 @@ func Probe(ctx context.Context, name string, conn Connection) ProbeResult {
 	client.Timeout = ProbeTimeout
 	defer client.CloseIdleConnections()
 
+	// The version is asked for at the same time as the health, so that a
+	// far-away member costs one round trip the less; it is used only when
+	// the member turns out healthy.
+	versionCh := make(chan string, 1)
+	go func() { versionCh <- version(ctx, client, conn.APIEndpoint) }()
 	status, body, err := get(ctx, client, conn.APIEndpoint, "/healthz")
 	hints := memberHints(name)
 	switch {
@@ -77,7 +82,7 @@ func Probe(ctx context.Context, name string, conn Connection) ProbeResult {
 		result.Ready = true
 		result.Reason = ReasonReady
 		result.Message = "/healthz responded with ok"
-		result.KubernetesVersion = version(ctx, client, conn.APIEndpoint)
+		result.KubernetesVersion = <-versionCh
 	default:
 		result.Reason = ReasonNotReady
 		result.Message = fmt.Sprintf("/healthz responded without ok (HTTP %d: %s)", status, excerpt(body))
