@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -238,29 +239,26 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 }
 
 func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan replicaSchedulingPreferenceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.write(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+// save writes what the plan says, split included, and records it as state:
+// apply never recomputes the split.
+func (r *replicaSchedulingPreferenceResource) save(ctx context.Context, planned tfsdk.Plan, state *tfsdk.State, diags *diagnostics) {
 	var plan replicaSchedulingPreferenceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(planned.Get(ctx, &plan)...)
+	if diags.HasError() {
 		return
 	}
-	r.write(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	r.write(ctx, &plan, diags)
+	if diags.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	diags.Append(state.Set(ctx, &plan)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
