@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"net/http"
 
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -16,7 +17,10 @@ import (
 // cached for the life of the Clients: build them once per cluster per
 // provider instance and share them.
 type Clients struct {
-	Config     *rest.Config
+	Config *rest.Config
+	// HTTP is the client every other client here sends through; a plain
+	// request on it (a health probe) warms the connection they reuse.
+	HTTP       *http.Client
 	Kubernetes kubernetes.Interface
 	Dynamic    dynamic.Interface
 	Discovery  discovery.CachedDiscoveryInterface
@@ -56,6 +60,7 @@ func (realFactory) NewClients(cfg *rest.Config) (*Clients, error) {
 	cached := memory.NewMemCacheClient(discoveryClient)
 	return &Clients{
 		Config:     cfg,
+		HTTP:       httpClient,
 		Kubernetes: kubernetesClient,
 		Dynamic:    dynamicClient,
 		Discovery:  cached,

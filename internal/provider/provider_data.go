@@ -142,6 +142,17 @@ func (d *providerData) clusterSnapshot(ctx context.Context) (*registry.Snapshot,
 	return d.snapshot, d.snapshotErr
 }
 
+// probe asks a member for its health through the member's shared clients,
+// so the connection the probe opens serves the reads and writes that follow
+// in the same run.
+func (d *providerData) probe(ctx context.Context, name string, conn registry.Connection) registry.ProbeResult {
+	clients, err := d.memberClients(name, conn)
+	if err != nil || clients.HTTP == nil {
+		return registry.Probe(ctx, name, conn)
+	}
+	return registry.ProbeWithClient(ctx, name, conn.APIEndpoint, clients.HTTP)
+}
+
 // memberClients returns the clients of a member cluster, built on first use
 // and rebuilt only when its connection changes.
 func (d *providerData) memberClients(name string, conn registry.Connection) (*kube.Clients, error) {

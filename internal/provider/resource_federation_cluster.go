@@ -294,7 +294,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 		state.RequireReady = types.BoolValue(true)
 	}
 
-	probe := registry.Probe(ctx, name, cluster.Connection)
+	probe := r.data.probe(ctx, name, cluster.Connection)
 	health, err := reg.WriteHealth(ctx, name, probe)
 	if err != nil {
 		tflog.Warn(ctx, "cannot record the probe in the KubeFedCluster's status", map[string]any{"cluster": name, "error": err.Error()})
@@ -347,7 +347,7 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		return
 	}
 
-	probe := registry.Probe(ctx, cluster.Name, cluster.Connection)
+	probe := r.data.probe(ctx, cluster.Name, cluster.Connection)
 	tflog.Debug(ctx, "probed member cluster", map[string]any{
 		"cluster": cluster.Name, "endpoint": cluster.Connection.APIEndpoint, "reason": probe.Reason,
 	})

@@ -41,42 +41,46 @@ type ProbeResult struct {
 // client, which retries a closed connection for seconds. Messages name the
 // cluster and the attribute to fix; they never contain credentials.
 func Probe(ctx context.Context, name string, conn Connection) ProbeResult {
-	result := ProbeResult{Time: time.Now().UTC().Truncate(time.Second)}
 	cfg, err := conn.RESTConfig()
 	if err != nil {
-		result.Reason, result.Message = ReasonNotReady, fmt.Sprintf("cluster %q: %v", name, err)
-		return result
+		return ProbeResult{Time: probeTime(), Reason: ReasonNotReady, Message: fmt.Sprintf("cluster %q: %v", name, err)}
 	}
 	cfg.Timeout = ProbeTimeout
 	client, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		result.Reason, result.Message = ReasonNotReady, fmt.Sprintf("cluster %q: %v", name, err)
-		return result
+		return ProbeResult{Time: probeTime(), Reason: ReasonNotReady, Message: fmt.Sprintf("cluster %q: %v", name, err)}
 	}
-	client.Timeout = ProbeTimeout
 	defer client.CloseIdleConnections()
+	return ProbeWithClient(ctx, name, conn.APIEndpoint, client)
+}
 
+// ProbeWithClient is Probe through a client the caller already holds for the
+// member, built from the member's connection: the connection it opens is
+// then kept for the requests that follow the probe. Each request still gives
+// up after ProbeTimeout.
+func ProbeWithClient(ctx context.Context, name, endpoint string, client *http.Client) ProbeResult {
+	result := ProbeResult{Time: probeTime()}
 	// The version is asked for at the same time as the health, so that a
 	// far-away member costs one round trip the less; it is used only when
 	// the member turns out healthy.
 	versionCh := make(chan string, 1)
-	go func() { versionCh <- version(ctx, client, conn.APIEndpoint) }()
-	status, body, err := get(ctx, client, conn.APIEndpoint, "/healthz")
+	go func() { versionCh <- version(ctx, client, endpoint) }()
+	status, body, err := get(ctx, client, endpoint, "/healthz")
 	hints := memberHints(name)
 	switch {
 	case err != nil:
 		result.Offline = true
 		result.Reason = ReasonNotReachable
-		result.Message = fmt.Sprintf("cluster %q is not reachable: %v", name, kube.ExplainWith(conn.APIEndpoint, err, hints))
+		result.Message = fmt.Sprintf("cluster %q is not reachable: %v", name, kube.ExplainWith(endpoint, err, hints))
 	case status == http.StatusUnauthorized:
 		result.Reason = ReasonAuthenticationFailed
 		result.Message = fmt.Sprintf("cluster %q: authentication failed: %v", name, &kube.ConnectionError{
-			Kind: kube.FailureUnauthorized, Endpoint: conn.APIEndpoint, Err: fmt.Errorf("GET /healthz: %d", status), Hint: hints.Credentials,
+			Kind: kube.FailureUnauthorized, Endpoint: endpoint, Err: fmt.Errorf("GET /healthz: %d", status), Hint: hints.Credentials,
 		})
 	case status == http.StatusForbidden:
 		result.Reason = ReasonAuthorizationFailed
 		result.Message = fmt.Sprintf("cluster %q: authorization failed: %v", name, &kube.ConnectionError{
-			Kind: kube.FailureForbidden, Endpoint: conn.APIEndpoint, Err: fmt.Errorf("GET /healthz: %d", status), Hint: hints.Permissions,
+			Kind: kube.FailureForbidden, Endpoint: endpoint, Err: fmt.Errorf("GET /healthz: %d", status), Hint: hints.Permissions,
 		})
 	case status == http.StatusOK && strings.EqualFold(strings.TrimSpace(body), "ok"):
 		result.Ready = true
@@ -89,6 +93,8 @@ func Probe(ctx context.Context, name string, conn Connection) ProbeResult {
 	}
 	return result
 }
+
+func probeTime() time.Time { return time.Now().UTC().Truncate(time.Second) }
 
 func memberHints(name string) kube.Hints {
 	return kube.Hints{
