@@ -933,8 +933,7 @@ func TestAccFederatedObject_propagationDisabled(t *testing.T) {
 	acctest.Lab(t)
 	prefix, ns := "fo-off", uniqueName("fo-off")
 	cleanupObjectTest(t, prefix, ns)
-	// The type is disabled in a first apply: a plan sees the propagation of
-	// types already in the host.
+	// The type, with propagation off, and the object come in one run.
 	typeOnly := acctest.HostProviderConfig(t) + objectTestClusters(t, prefix) + `
 resource "kubefed_federated_type" "configmaps" {
   target_api_version = "v1"
@@ -961,7 +960,7 @@ resource "kubefed_federated_object" "cm" {
 	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		Steps: []resource.TestStep{{Config: typeOnly}, {
+		Steps: []resource.TestStep{{
 			Config: config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("placed_clusters"), knownvalue.SetExact([]knownvalue.Check{})),

@@ -160,6 +160,9 @@ func (r *federatedTypeResource) ModifyPlan(ctx context.Context, req resource.Mod
 	}
 	ft := registry.NewFederatedType(target, plan.Propagation.ValueString(), plan.StatusCollection.ValueString())
 	setTypeComputed(&plan, ft)
+	// Objects planned after this type see it as planned, so that one run can
+	// enable a type, or turn its propagation off, and plan its objects.
+	r.data.types.Store(ft.Name(), &ft)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
