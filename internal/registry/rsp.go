@@ -23,9 +23,9 @@ var ReplicaSchedulingPreferenceResource = schema.GroupVersionResource{
 // field for. KubeFed ignores annotations, so a KubeFed controller reading the
 // object sees a valid preference with its default strategy.
 const (
-	AnnotationStrategy        = "kubefed.tf-kubefed.io/strategy"
-	AnnotationReplicasPath    = "kubefed.tf-kubefed.io/replicas-path"
-	AnnotationClusterSelector = "kubefed.tf-kubefed.io/cluster-selector"
+	AnnotationStrategy        = "kubefed.terraform.io/strategy"
+	AnnotationReplicasPath    = "kubefed.terraform.io/replicas-path"
+	AnnotationClusterSelector = "kubefed.terraform.io/cluster-selector"
 )
 
 // SchedulingPreference is a ReplicaSchedulingPreference: how the replicas of
