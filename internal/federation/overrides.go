@@ -180,7 +180,7 @@ func compilePatch(p Patch) (jsonpatch.Operation, error) {
 // identify the object. The empty pointer, the whole object, is refused for
 // the same reason.
 func checkOverridePath(path string) error {
-	tokens, err := parsePointer(path)
+	tokens, err := ParsePointer(path)
 	if err != nil {
 		return err
 	}
@@ -195,8 +195,9 @@ func checkOverridePath(path string) error {
 	return nil
 }
 
-// parsePointer splits an RFC 6901 JSON pointer into its unescaped tokens.
-func parsePointer(path string) ([]string, error) {
+// ParsePointer splits an RFC 6901 JSON pointer into its unescaped tokens;
+// the empty pointer, the whole document, has none.
+func ParsePointer(path string) ([]string, error) {
 	if path == "" {
 		return nil, nil
 	}

@@ -241,9 +241,9 @@ func TestParsePointer(t *testing.T) {
 		{"/a~1b/c~0d", []string{"a/b", "c~d"}},
 		{"/~01", []string{"~1"}},
 	} {
-		got, err := parsePointer(tc.in)
+		got, err := ParsePointer(tc.in)
 		if err != nil || strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
-			t.Errorf("parsePointer(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			t.Errorf("ParsePointer(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
 }

@@ -259,7 +259,7 @@ func (r *Renderer) diagnose(cluster Cluster, replicas *int64) error {
 // explainFailure turns the patch library's error into one that says what
 // is wrong with the cluster's object.
 func explainFailure(doc []byte, kind, path string, err error) error {
-	tokens, perr := parsePointer(path)
+	tokens, perr := ParsePointer(path)
 	v, derr := decodeJSON(doc)
 	if perr == nil && derr == nil && len(tokens) > 0 {
 		switch {

@@ -1,13 +1,10 @@
 package provider
 
 import (
-	"fmt"
-
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	rsschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // clusterSelectorModel is the shape every cluster_selector block shares, as
@@ -33,14 +30,6 @@ func (m *clusterSelectorModel) metav1() *metav1.LabelSelector {
 		})
 	}
 	return selector
-}
-
-func (m *clusterSelectorModel) labelSelector() (labels.Selector, error) {
-	selector, err := metav1.LabelSelectorAsSelector(m.metav1())
-	if err != nil {
-		return nil, fmt.Errorf("%w (operators are In, NotIn, Exists and DoesNotExist)", err)
-	}
-	return selector, nil
 }
 
 const (

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
@@ -87,11 +86,9 @@ func (d *clustersDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	selector := labels.Everything()
-	if model.ClusterSelector != nil {
-		var err error
-		selector, err = model.ClusterSelector.labelSelector()
-		if err != nil {
+	selector := selectorFromModel(model.ClusterSelector)
+	if selector != nil {
+		if err := selector.Validate(); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("cluster_selector"), "Invalid cluster_selector", err.Error())
 			return
 		}
@@ -111,8 +108,10 @@ func (d *clustersDataSource) Read(ctx context.Context, req datasource.ReadReques
 	model.Clusters = []clusterSummaryModel{}
 	model.Names = []string{}
 	for _, record := range records {
-		if !selector.Matches(labels.Set(record.Labels)) {
-			continue
+		if selector != nil {
+			if selected, _ := selector.Matches(record.Labels); !selected {
+				continue
+			}
 		}
 		labelValues, diags := types.MapValueFrom(ctx, types.StringType, record.Labels)
 		resp.Diagnostics.Append(diags...)

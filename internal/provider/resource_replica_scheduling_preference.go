@@ -199,6 +199,12 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 	}
 
+	if selector := selectorFromModel(plan.ClusterSelector); selector != nil {
+		if err := selector.Validate(); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("cluster_selector"), "Invalid cluster_selector", err.Error())
+			return
+		}
+	}
 	in, known, diags := plan.plannerInput(ctx)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -234,7 +240,7 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 	}
 	plan.Replicas = int64MapValue(ctx, split.replicas, &resp.Diagnostics)
 	plan.UnplacedReplicas = types.Int64Value(split.unplaced)
-	plan.ExcludedClusters = stringMapValue(ctx, split.excluded, &resp.Diagnostics)
+	plan.ExcludedClusters = stringMap(split.excluded)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

@@ -17,8 +17,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/scheduling"
 )
@@ -112,12 +112,7 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	if err != nil {
 		return result, nil, fmt.Errorf("cannot read the registered clusters: %w", err)
 	}
-	selector := labels.Everything()
-	if m.ClusterSelector != nil {
-		if selector, err = m.ClusterSelector.labelSelector(); err != nil {
-			return result, nil, fmt.Errorf("cluster_selector: %w", err)
-		}
-	}
+	selector := selectorFromModel(m.ClusterSelector)
 
 	var candidates []registry.SnapshotCluster
 	registered := map[string]bool{}
@@ -126,7 +121,10 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 		if !c.LabelsKnown && m.ClusterSelector != nil {
 			return result, nil, fmt.Errorf("the labels of cluster %q are only known at apply", c.Name)
 		}
-		if selector.Matches(labels.Set(c.Labels)) {
+		if selector == nil {
+			candidates = append(candidates, c)
+		} else if selected, _ := selector.Matches(c.Labels); selected {
+			// An invalid selector failed the plan before this point.
 			candidates = append(candidates, c)
 		}
 	}
@@ -203,7 +201,12 @@ func (r *replicaSchedulingPreferenceResource) currentReplicas(ctx context.Contex
 		// The type is enabled in this same run, so nothing of it runs yet.
 		return current, warnings
 	}
-	pointer := strings.Split(strings.TrimPrefix(m.ReplicasPath.ValueString(), "/"), "/")
+	pointer, err := federation.ParsePointer(m.ReplicasPath.ValueString())
+	if err != nil {
+		warnings = append(warnings, planWarning{path.Root("replicas_path"), "Current replicas unknown",
+			fmt.Sprintf("replicas_path: %v; the split treats every cluster as running none.", err)})
+		return current, warnings
+	}
 	counts := make([]int64, len(ready))
 	failures := make([]error, len(ready))
 	var wg sync.WaitGroup
@@ -250,9 +253,6 @@ func (r *replicaSchedulingPreferenceResource) readReplicas(ctx context.Context, 
 	}
 	if err != nil {
 		return 0, err
-	}
-	for i := range pointer {
-		pointer[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(pointer[i])
 	}
 	value, found, err := unstructured.NestedFieldNoCopy(obj.Object, pointer...)
 	if err != nil || !found {
@@ -340,7 +340,7 @@ func (m *replicaSchedulingPreferenceModel) fromStored(ctx context.Context, store
 	m.ClusterSelector = clusterSelectorFromMetav1(stored.ClusterSelector)
 	if stored.Status.Replicas != nil {
 		m.Replicas = int64MapValue(ctx, stored.Status.Replicas, &diags)
-		m.ExcludedClusters = stringMapValue(ctx, stored.Status.ExcludedClusters, &diags)
+		m.ExcludedClusters = stringMap(stored.Status.ExcludedClusters)
 		m.UnplacedReplicas = types.Int64Value(stored.Status.UnplacedReplicas)
 	} else if m.Replicas.IsNull() || m.Replicas.IsUnknown() {
 		// A host whose CRD drops the status (KubeFed's): nothing computed yet.
@@ -356,15 +356,6 @@ func int64MapValue(ctx context.Context, values map[string]int64, diags *diag.Dia
 		values = map[string]int64{}
 	}
 	out, d := types.MapValueFrom(ctx, types.Int64Type, values)
-	diags.Append(d...)
-	return out
-}
-
-func stringMapValue(ctx context.Context, values map[string]string, diags *diag.Diagnostics) types.Map {
-	if values == nil {
-		values = map[string]string{}
-	}
-	out, d := types.MapValueFrom(ctx, types.StringType, values)
 	diags.Append(d...)
 	return out
 }
