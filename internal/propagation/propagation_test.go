@@ -77,3 +77,102 @@ func TestFanOutBoundsParallelismAndSortsResults(t *testing.T) {
 		t.Errorf("results in order %v", names)
 	}
 }
+
+func TestProjectReadsServerRewritesAsApplied(t *testing.T) {
+	applied := map[string]any{
+		"kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "annotations": map[string]any{
+			"size": "1000m", // an opaque string: taken as it is
+		}},
+		"spec": map[string]any{
+			"paused": false,
+			"template": map[string]any{"spec": map[string]any{
+				"hostNetwork": false,
+				"volumes":     []any{},
+				"containers": []any{map[string]any{
+					"name": "web",
+					"resources": map[string]any{
+						"requests": map[string]any{"cpu": "1000m", "memory": "1024Mi"},
+						"limits":   map[string]any{"cpu": 0.5, "memory": "2Gi", "ephemeral-storage": "1.5Gi"},
+					},
+				}},
+			}},
+		},
+	}
+	live := map[string]any{
+		"kind":     "Deployment",
+		"metadata": map[string]any{"name": "web", "annotations": map[string]any{"size": "1"}},
+		"spec": map[string]any{
+			"template": map[string]any{"spec": map[string]any{
+				"containers": []any{map[string]any{
+					"name":                   "web",
+					"terminationMessagePath": "/dev/termination-log",
+					"resources": map[string]any{
+						"requests": map[string]any{"cpu": "1", "memory": "1Gi"},
+						"limits":   map[string]any{"cpu": "500m", "memory": "2Gi", "ephemeral-storage": "1536Mi"},
+					},
+				}},
+			}},
+		},
+	}
+	got := Project(live, applied)
+	spec := got["spec"].(map[string]any)
+	if spec["paused"] != false {
+		t.Errorf("an omitted false reads as %#v, want false", spec["paused"])
+	}
+	pod := spec["template"].(map[string]any)["spec"].(map[string]any)
+	if pod["hostNetwork"] != false || !reflect.DeepEqual(pod["volumes"], []any{}) {
+		t.Errorf("omitted zero values read as %#v and %#v", pod["hostNetwork"], pod["volumes"])
+	}
+	res := pod["containers"].([]any)[0].(map[string]any)["resources"]
+	wantRes := applied["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["resources"]
+	if !reflect.DeepEqual(res, wantRes) {
+		t.Errorf("quantities read back as %#v, want as applied %#v", res, wantRes)
+	}
+	if a := got["metadata"].(map[string]any)["annotations"].(map[string]any)["size"]; a != "1" {
+		t.Errorf("an annotation changed to %q reads as %#v: metadata is never a quantity", "1", a)
+	}
+}
+
+func TestProjectShowsQuantitiesChangedByHand(t *testing.T) {
+	applied := map[string]any{"spec": map[string]any{"cpu": "1000m", "memory": "1Gi", "n": float64(2)}}
+	for name, live := range map[string]map[string]any{
+		"another value":               {"spec": map[string]any{"cpu": "2", "memory": "1Gi", "n": float64(2)}},
+		"same amount, other spelling": {"spec": map[string]any{"cpu": "1000m", "memory": "1024Mi", "n": float64(2)}},
+		"a number turned string":      {"spec": map[string]any{"cpu": "1", "memory": "1Gi", "n": "3"}},
+	} {
+		got := Project(live, applied)
+		if reflect.DeepEqual(got, applied) {
+			t.Errorf("%s: %#v reads as applied; the change is hidden", name, live)
+		}
+	}
+	// A value set and then removed, that is not a zero value, is missing.
+	got := Project(map[string]any{"spec": map[string]any{}}, applied)
+	if len(got["spec"].(map[string]any)) != 0 {
+		t.Errorf("removed fields read as %#v", got)
+	}
+}
+
+func TestProjectFoldsSecretStringDataFromData(t *testing.T) {
+	applied := map[string]any{
+		"kind":       "Secret",
+		"data":       map[string]any{"token": "dG9rZW4="},
+		"stringData": map[string]any{"password": "s3cret", "gone": "x"},
+	}
+	live := map[string]any{
+		"kind": "Secret",
+		"data": map[string]any{"token": "dG9rZW4=", "password": "czNjcmV0", "other": "eA=="},
+	}
+	want := map[string]any{
+		"kind":       "Secret",
+		"data":       map[string]any{"token": "dG9rZW4="},
+		"stringData": map[string]any{"password": "s3cret"},
+	}
+	if got := Project(live, applied); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v\nwant %#v", got, want)
+	}
+	live["data"].(map[string]any)["password"] = "Y2hhbmdlZA=="
+	if got := Project(live, applied); got["stringData"].(map[string]any)["password"] != "changed" {
+		t.Errorf("a password changed on the cluster reads as %#v", got["stringData"])
+	}
+}

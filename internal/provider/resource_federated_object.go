@@ -106,7 +106,16 @@ func (r *federatedObjectResource) Schema(_ context.Context, _ resource.SchemaReq
 			"overrides. The plan shows, for each placed cluster, the exact object it receives (`rendered`); apply writes a " +
 			"`Federated<Kind>` (types.kubefed.io/v1beta1) to the host and server-side applies each rendered object to its cluster, " +
 			"in parallel. Override rules that target clusters by label selector, which KubeFed lacks, are stored in the " +
-			"`" + registry.SelectorOverridesAnnotation + "` annotation of the `Federated<Kind>`, which KubeFed ignores.",
+			"`" + registry.SelectorOverridesAnnotation + "` annotation of the `Federated<Kind>`, which KubeFed ignores.\n\n" +
+			"A failure on one cluster never stops the others, and the state records what each cluster holds. When a create fails " +
+			"on some clusters, Terraform marks the object tainted and plans to replace it; this provider, like on `-replace`, " +
+			"replaces it in place: the members' objects are not deleted first, the object is re-applied over them, and it is removed " +
+			"only from clusters that leave the placement. A change of `type`, name or namespace is another object: the old one is " +
+			"deleted everywhere.\n\n" +
+			"Refresh reads each object back projected onto the fields the provider sets. What the API server stores in another " +
+			"form without a change of meaning reads back as it was written, so it never shows as drift: a quantity in its " +
+			"canonical form (`1000m` as `1`, `1024Mi` as `1Gi`, a number as a string), a zero value the server leaves out " +
+			"(`false`, `0`, `\"\"`, `{}`, `[]`), and a Secret's `stringData`, which the server moves into `data`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -226,6 +235,7 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 	}
 	r.apply(ctx, &plan, nil, timeoutOf(plan.Timeouts, func(t *timeoutsModel) types.String { return t.Create }), &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
 }
 
 func (r *federatedObjectResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -237,6 +247,7 @@ func (r *federatedObjectResource) Update(ctx context.Context, req resource.Updat
 	}
 	r.apply(ctx, &plan, &state, timeoutOf(plan.Timeouts, func(t *timeoutsModel) types.String { return t.Update }), &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
 }
 
 // apply carries out the plan: the changed clusters get their rendered
@@ -512,8 +523,18 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
 		return
 	}
+	// The first half of a replacement leaves the object where the second
+	// half re-applies it, and the host's record for it to take over.
+	staying, replaced := replacedBy(ctx, req.Private, state.ID.ValueString())
+	if replaced {
+		tflog.Info(ctx, "replacing the federated object in place: removing it only from the clusters that leave the placement",
+			map[string]any{"id": state.ID.ValueString(), "staying": staying})
+	}
 	var members []propagation.Member
 	for _, cluster := range slices.Sorted(maps.Keys(mapStrings(state.Rendered))) {
+		if slices.Contains(staying, cluster) {
+			continue
+		}
 		m, err := r.member(snapshot, cluster)
 		if errors.Is(err, errNotRegistered) {
 			resp.Diagnostics.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", cluster),
@@ -534,7 +555,7 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 	if err := propagation.Errors(results); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Cannot remove %s from every cluster", in.object), err.Error())
 	}
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() || replaced {
 		return
 	}
 	hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)

@@ -306,6 +306,9 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	if r.data.settings.PlanValidation == PlanValidationServer {
 		r.dryRun(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), &resp.Diagnostics)
 	}
+	if prior == nil {
+		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, in.id, out.placed)...)
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

@@ -398,7 +398,16 @@ resource "kubefed_federated_object" "web" {
       selector = { matchLabels = { app = "web" } }
       template = {
         metadata = { labels = { app = "web" } }
-        spec     = { containers = [{ name = "web", image = "nginx:1.27", ports = [{ containerPort = 8080 }] }] }
+        spec = {
+          hostNetwork = false
+          containers = [{
+            name  = "web"
+            image = "nginx:1.27"
+            ports = [{ containerPort = 8080 }]
+            # The server stores these as 1, 1Gi and 1500m.
+            resources = { requests = { cpu = "1000m", memory = "1024Mi" }, limits = { cpu = 1.5 } }
+          }]
+        }
       }
     }
   })
@@ -432,6 +441,7 @@ resource "kubefed_federated_object" "secret" {
     metadata   = { name = "db", namespace = %q }
     type       = "Opaque"
     data       = { password = base64encode(var.password) }
+    stringData = { token = "token-${var.password}" }
   })
   placement {
     clusters = local.two.placement
@@ -475,6 +485,7 @@ resource "kubefed_federated_object" "gizmo" {
 				checkMemberField(t, "san-francisco", servicesGVR, ns, "web", "web", "spec", "selector", "app"),
 				checkMemberField(t, "new-york", gizmosGVR, ns, "g", "teal", "spec", "colour"),
 				checkMemberSecret(t, "new-york", ns, "db", "password", password),
+				checkMemberSecret(t, "san-francisco", ns, "db", "token", "token-"+password),
 				checkMemberField(t, "berlin", namespacesGVR, "", ns, "true", "metadata", "labels", "kubefed.io/managed"),
 			),
 		}},
@@ -633,6 +644,99 @@ resource "kubefed_federated_object" "cm" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: checkMemberField(t, "berlin", configMapsGVR, ns, "c", "red", "data", "color"),
+			},
+		},
+	})
+}
+
+// A create that fails on one cluster leaves the object tainted. Terraform
+// then replaces it; the replacement re-applies the object over the clusters
+// that hold it, without deleting it there first.
+func TestAccFederatedObject_partialCreateReplacedInPlace(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "fo-partial", uniqueName("fo-partial")
+	cleanupObjectTest(t, prefix, ns)
+	restartAfterTest(t, "berlin")
+	sf, berlin := prefix+"-sf", prefix+"-berlin"
+	base := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns)
+	config := base + fmt.Sprintf(`
+resource "kubefed_federated_object" "cm" {
+  type     = kubefed_federated_type.configmaps.name
+  template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = %q }, data = { color = "blue" } })
+  placement {
+    clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.berlin.name]
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, ns)
+	var sfUID string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: base},
+			{
+				// berlin goes down between plan and apply of the create.
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{stopAtPlan{t: t, member: "berlin"}},
+				},
+				ExpectError: acctest.ErrorMatching("failed on 1 cluster(s)", `cluster "`+berlin+`" (CreationFailed)`),
+			},
+			{
+				PreConfig: func() {
+					obj, err := memberObject(t, "san-francisco", configMapsGVR, ns, "c")
+					if err != nil {
+						t.Fatalf("the create should have reached san-francisco: %v", err)
+					}
+					sfUID = string(obj.GetUID())
+					if err := acctest.Lab(t).Start(context.Background(), "berlin"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionDestroyBeforeCreate),
+						// The state recorded san-francisco's object: the
+						// change of rendered is berlin's alone.
+						onlyClusterChanges{address: "kubefed_federated_object.cm", cluster: berlin},
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					checkMemberField(t, "berlin", configMapsGVR, ns, "c", "blue", "data", "color"),
+					func(*terraform.State) error {
+						obj, err := memberObject(t, "san-francisco", configMapsGVR, ns, "c")
+						if err != nil {
+							return err
+						}
+						if string(obj.GetUID()) != sfUID {
+							return fmt.Errorf("san-francisco's ConfigMap was deleted and created again (uid %s, was %s)", obj.GetUID(), sfUID)
+						}
+						return nil
+					},
+					resource.TestCheckResourceAttr("kubefed_federated_object.cm", "cluster_status."+sf+".status", "OK"),
+					resource.TestCheckResourceAttr("kubefed_federated_object.cm", "cluster_status."+berlin+".status", "OK"),
+				),
+			},
+			{
+				// Another name is another object: the replacement removes
+				// the old one everywhere.
+				Config: strings.Replace(config, `name = "c"`, `name = "c2"`, 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionDestroyBeforeCreate),
+					},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					checkGone(t, configMapsGVR, ns, "c", "san-francisco", "berlin"),
+					checkMemberField(t, "berlin", configMapsGVR, ns, "c2", "blue", "data", "color"),
+				),
+			},
+			{
+				// A plain destroy still removes it everywhere.
+				Config: base,
+				Check:  checkGone(t, configMapsGVR, ns, "c2", "san-francisco", "berlin"),
 			},
 		},
 	})
@@ -864,6 +968,18 @@ resource "kubefed_federated_object" "bad" {
 			},
 		},
 	})
+}
+
+// checkGone checks that the object is on none of the members.
+func checkGone(t *testing.T, gvr schema.GroupVersionResource, namespace, name string, members ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, member := range members {
+			if _, err := memberObject(t, member, gvr, namespace, name); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%s: %s %s/%s should be gone, got %w", member, gvr.Resource, namespace, name, err)
+			}
+		}
+		return nil
+	}
 }
 
 // onlyClusterChanges checks that the planned change of rendered touches one

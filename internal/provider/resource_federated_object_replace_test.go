@@ -1,0 +1,47 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+)
+
+type fakePrivate map[string][]byte
+
+func (f fakePrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
+	return f[key], nil
+}
+
+func (f fakePrivate) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
+	if len(value) == 0 {
+		delete(f, key)
+		return nil
+	}
+	f[key] = value
+	return nil
+}
+
+func TestReplacementNoteNamesTheObjectItReplaces(t *testing.T) {
+	ctx := context.Background()
+	private := fakePrivate{}
+	if diags := noteReplacement(ctx, private, "configmaps/web/c", []string{"sf", "berlin"}); diags.HasError() {
+		t.Fatal(diags)
+	}
+	staying, ok := replacedBy(ctx, private, "configmaps/web/c")
+	if !ok || !reflect.DeepEqual(staying, []string{"sf", "berlin"}) {
+		t.Errorf("same object: got %v, %v; want the planned clusters", staying, ok)
+	}
+	if _, ok := replacedBy(ctx, private, "configmaps/web/other"); ok {
+		t.Error("a note for another object turned a delete into a replacement")
+	}
+	forgetReplacement(ctx, private)
+	if _, ok := replacedBy(ctx, private, "configmaps/web/c"); ok {
+		t.Error("a forgotten note still counts")
+	}
+	private[replacementKey] = []byte(`"not an object"`)
+	if _, ok := replacedBy(ctx, private, "configmaps/web/c"); ok {
+		t.Error("a malformed note counts")
+	}
+}
