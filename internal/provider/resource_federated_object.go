@@ -115,7 +115,12 @@ func (r *federatedObjectResource) Schema(_ context.Context, _ resource.SchemaReq
 			"Refresh reads each object back projected onto the fields the provider sets. What the API server stores in another " +
 			"form without a change of meaning reads back as it was written, so it never shows as drift: a quantity in its " +
 			"canonical form (`1000m` as `1`, `1024Mi` as `1Gi`, a number as a string), a zero value the server leaves out " +
-			"(`false`, `0`, `\"\"`, `{}`, `[]`), and a Secret's `stringData`, which the server moves into `data`.",
+			"(`false`, `0`, `\"\"`, `{}`, `[]`), and a Secret's `stringData`, which the server moves into `data`.\n\n" +
+			"The apply does what the plan showed. A cluster that someone else registers between plan and apply is left out of that " +
+			"apply, with a warning, and placed by the next plan. An object placed by a selector should depend on the " +
+			"`kubefed_federation_cluster` resources of its configuration (a reference or `depends_on`): then a cluster registered in " +
+			"the same run is placed in that run. Without that, Terraform may plan the object before the cluster but apply it after, " +
+			"and stop the apply as inconsistent.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -236,6 +241,7 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 	r.apply(ctx, &plan, nil, timeoutOf(plan.Timeouts, func(t *timeoutsModel) types.String { return t.Create }), &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
 }
 
 func (r *federatedObjectResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -248,6 +254,7 @@ func (r *federatedObjectResource) Update(ctx context.Context, req resource.Updat
 	r.apply(ctx, &plan, &state, timeoutOf(plan.Timeouts, func(t *timeoutsModel) types.String { return t.Update }), &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
 }
 
 // apply carries out the plan: the changed clusters get their rendered
@@ -445,6 +452,9 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 	}
 	now := r.readMembers(ctx, in, snapshot, held, &resp.Diagnostics)
 	state.Rendered = stringMap(now)
+	if !importing {
+		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
+	}
 	if state.ClusterStatus.IsNull() || state.ClusterStatus.IsUnknown() {
 		status := map[string]clusterStatus{}
 		for cluster := range now {

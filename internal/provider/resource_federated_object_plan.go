@@ -40,6 +40,9 @@ type objectInputs struct {
 	replicas     map[string]int64
 	overrides    []federation.OverrideRule
 	orphan       bool
+	// seen holds the clusters registered when refresh read the object;
+	// nil when it did not.
+	seen map[string]bool
 }
 
 // inputs checks the configuration. The type must be enabled in the host,
@@ -150,7 +153,12 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 	var registered []federation.Cluster
 	var upcoming []string
 	byName := map[string]registry.SnapshotCluster{}
+	var late []federation.Cluster
 	for _, c := range snapshot.Clusters() {
+		if registeredLater(in.seen, c) {
+			late = append(late, federation.Cluster{Name: c.Name, Labels: c.Labels})
+			continue
+		}
 		byName[c.Name] = c
 		if c.LabelsKnown {
 			registered = append(registered, federation.Cluster{Name: c.Name, Labels: c.Labels})
@@ -171,6 +179,9 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 			}
 			diags.AddAttributeError(at, "Invalid placement", err.Error())
 			return out
+		}
+		if len(late) > 0 && in.placement.Clusters == nil {
+			r.warnLate(in, registered, late, diags)
 		}
 		if in.placement.Clusters == nil && in.placement.Selector != nil && len(placed) == 0 {
 			diags.AddAttributeWarning(path.Root("placement").AtName("cluster_selector"), "The cluster selector matches no cluster",
@@ -238,6 +249,22 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 	return out
 }
 
+// warnLate names the clusters the placement would select that were
+// registered after the object was read, and so are left to the next plan.
+func (r *federatedObjectResource) warnLate(in *objectInputs, registered, late []federation.Cluster, diags *diagnostics) {
+	all, err := in.placement.Select(append(slices.Clone(registered), late...), nil)
+	if err != nil {
+		return
+	}
+	for _, c := range late {
+		if slices.Contains(all, c.Name) {
+			diags.AddWarning(fmt.Sprintf("Cluster %q was registered after the plan read the registry", c.Name),
+				fmt.Sprintf("%s matches cluster %q, which was registered after this run read the object: this apply does what "+
+					"the plan showed and leaves it out; the next plan places the object there.", in.object, c.Name))
+		}
+	}
+}
+
 // ModifyPlan computes, from the registry snapshot and the engine, where the
 // object goes and what each cluster receives, and validates each changed
 // object with a server-side dry run on its member.
@@ -277,6 +304,7 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	in.seen = seenAtRead(ctx, req.Private)
 	snapshot, err := r.data.clusterSnapshot(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())

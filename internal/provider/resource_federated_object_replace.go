@@ -31,12 +31,6 @@ type replacement struct {
 	Placed []string `json:"placed"`
 }
 
-// privateData is the part of the framework's private-state API used here.
-type privateData interface {
-	GetKey(ctx context.Context, key string) ([]byte, diagnostics)
-	SetKey(ctx context.Context, key string, value []byte) diagnostics
-}
-
 // noteReplacement records, in the plan of a create, what the created object
 // will be.
 func noteReplacement(ctx context.Context, private privateData, id string, placed []string) diagnostics {

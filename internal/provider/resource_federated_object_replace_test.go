@@ -4,24 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
-
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
-
-type fakePrivate map[string][]byte
-
-func (f fakePrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
-	return f[key], nil
-}
-
-func (f fakePrivate) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
-	if len(value) == 0 {
-		delete(f, key)
-		return nil
-	}
-	f[key] = value
-	return nil
-}
 
 func TestReplacementNoteNamesTheObjectItReplaces(t *testing.T) {
 	ctx := context.Background()

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 var (
@@ -737,6 +738,131 @@ resource "kubefed_federated_object" "cm" {
 				// A plain destroy still removes it everywhere.
 				Config: base,
 				Check:  checkGone(t, configMapsGVR, ns, "c2", "san-francisco", "berlin"),
+			},
+		},
+	})
+}
+
+// registerBehindTerraform is a plan check with a side effect: once the plan
+// is made, it registers a member under another name straight in the host,
+// ready, as another team's run would.
+type registerBehindTerraform struct {
+	t            *testing.T
+	name, member string
+	labels       map[string]string
+}
+
+func (c registerBehindTerraform) CheckPlan(ctx context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	host := newHostClients(c.t)
+	reg := registry.New(host.kube, host.dynamic, host.kube.Discovery(), federationNamespace, "someone-else")
+	m := acctest.Lab(c.t).Cluster(c.member)
+	cluster := registry.Cluster{
+		Name: c.name, Labels: c.labels, SecretName: registry.SecretNameFor(c.name),
+		Connection: registry.Connection{APIEndpoint: m.URL, CABundle: m.CAPEM, Token: m.Token},
+	}
+	if err := reg.ApplyCluster(ctx, cluster); err != nil {
+		resp.Error = err
+		return
+	}
+	if _, err := reg.WriteHealth(ctx, c.name, registry.Probe(ctx, c.name, cluster.Connection)); err != nil {
+		resp.Error = err
+	}
+}
+
+// A cluster registered by someone else between plan and apply is not placed
+// by that apply, which does what the plan showed; the next plan places it.
+func TestAccFederatedObject_clusterRegisteredAfterPlan(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "fo-late", uniqueName("fo-late")
+	cleanupObjectTest(t, prefix, ns)
+	late := prefix + "-late"
+	t.Cleanup(func() {
+		host := newHostClients(t)
+		reg := registry.New(host.kube, host.dynamic, host.kube.Discovery(), federationNamespace, "someone-else")
+		if err := reg.DeleteCluster(context.Background(), late, registry.SecretNameFor(late)); err != nil {
+			t.Errorf("removing %s: %v", late, err)
+		}
+	})
+	labels := func(region string) string {
+		return fmt.Sprintf(`  labels = { region = %q, fotest = %q }`, region, prefix)
+	}
+	config := func(color string, replicas int) string {
+		return acctest.HostProviderConfig(t) + objectTestTypes +
+			memberBlock("sf", prefix+"-sf", "san-francisco", labels("us-west"))(t) +
+			memberBlock("ny", prefix+"-ny", "new-york", labels("us-east"))(t) + fmt.Sprintf(`
+resource "kubefed_federated_type" "deployments" {
+  target_api_version = "apps/v1"
+  target_kind        = "Deployment"
+}
+
+resource "kubefed_replica_scheduling_preference" "web" {
+  namespace      = %[1]q
+  name           = "web"
+  total_replicas = %[4]d
+  rebalance      = true
+  cluster_selector {
+    match_labels = { fotest = %[2]q }
+  }
+  depends_on = [kubefed_federation_cluster.sf, kubefed_federation_cluster.ny, kubefed_federated_type.deployments]
+}
+
+resource "kubefed_federated_object" "ns" {
+  type     = kubefed_federated_type.namespaces.name
+  template = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %[1]q } })
+  placement {
+    cluster_selector {
+      match_labels = { fotest = %[2]q }
+    }
+  }
+  depends_on = [kubefed_federation_cluster.sf, kubefed_federation_cluster.ny]
+}
+
+resource "kubefed_federated_object" "cm" {
+  type     = kubefed_federated_type.configmaps.name
+  template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = %[1]q }, data = { color = %[3]q } })
+  placement {
+    cluster_selector {
+      match_labels = { fotest = %[2]q }
+    }
+  }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, ns, prefix, color, replicas)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("blue", 6)},
+			{
+				Config: config("green", 9),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{registerBehindTerraform{t: t, name: late, member: "berlin",
+						labels: map[string]string{"fotest": prefix, "region": "eu-central"}}},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("kubefed_federated_object.cm", "placed_clusters.#", "2"),
+					resource.TestCheckResourceAttr("kubefed_replica_scheduling_preference.web", "replicas.%", "2"),
+					checkMemberField(t, "san-francisco", configMapsGVR, ns, "c", "green", "data", "color"),
+					checkGone(t, configMapsGVR, ns, "c", "berlin"),
+				),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config("green", 9),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue("kubefed_replica_scheduling_preference.web", tfjsonpath.New("replicas"),
+							knownvalue.MapExact(map[string]knownvalue.Check{
+								late: knownvalue.Int64Exact(3), prefix + "-ny": knownvalue.Int64Exact(3), prefix + "-sf": knownvalue.Int64Exact(3),
+							})),
+						plancheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("placed_clusters"),
+							knownvalue.SetExact([]knownvalue.Check{
+								knownvalue.StringExact(late), knownvalue.StringExact(prefix + "-ny"), knownvalue.StringExact(prefix + "-sf"),
+							})),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkMemberField(t, "berlin", configMapsGVR, ns, "c", "green", "data", "color"),
 			},
 		},
 	})

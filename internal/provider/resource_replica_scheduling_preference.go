@@ -88,7 +88,9 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 			"With `rebalance = false` (KubeFed's default) the replicas that already run stay where they are: the current counts are read " +
 			"from the member objects when planning. So after a failover, the replicas stay on the clusters that took them over, even when " +
 			"the failed cluster comes back; set `rebalance = true` to spread them again.\n\n" +
-			"What KubeFed's type has no field for (`strategy`, `replicas_path`, `cluster_selector`) is kept in annotations that KubeFed ignores.",
+			"What KubeFed's type has no field for (`strategy`, `replicas_path`, `cluster_selector`) is kept in annotations that KubeFed ignores.\n\n" +
+			"A cluster that someone else registers between plan and apply is left out of that apply's split, with a warning, and " +
+			"considered by the next plan: the apply keeps the split the plan showed.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -221,7 +223,7 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		return
 	}
 
-	split, warnings, err := r.split(ctx, &plan, in)
+	split, warnings, err := r.split(ctx, &plan, in, seenAtRead(ctx, req.Private))
 	if err != nil {
 		resp.Diagnostics.AddWarning("Replica split not known until apply",
 			fmt.Sprintf("ReplicaSchedulingPreference %s: %v. The split is planned as unknown and computed when the host can be read.",
@@ -246,10 +248,12 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 
 func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
 }
 
 // save writes what the plan says, split included, and records it as state:
@@ -295,6 +299,9 @@ func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req reso
 	}
 	resp.Diagnostics.Append(state.fromStored(ctx, stored)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if snapshot, err := r.data.clusterSnapshot(ctx); err == nil {
+		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
+	}
 }
 
 func (r *replicaSchedulingPreferenceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

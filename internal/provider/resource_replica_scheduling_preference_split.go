@@ -102,7 +102,7 @@ func addPlannerError(diags *diag.Diagnostics, err error) {
 // and the selector, their health probed in parallel, their current counts
 // read from the members when running replicas must stay, then the planner.
 func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *replicaSchedulingPreferenceModel,
-	in scheduling.Input) (splitResult, []planWarning, error) {
+	in scheduling.Input, seen map[string]bool) (splitResult, []planWarning, error) {
 	result := splitResult{replicas: map[string]int64{}, excluded: map[string]string{}}
 	var warnings []planWarning
 	if !r.data.hostKnown() {
@@ -117,6 +117,12 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	var candidates []registry.SnapshotCluster
 	registered := map[string]bool{}
 	for _, c := range snapshot.Clusters() {
+		if registeredLater(seen, c) {
+			warnings = append(warnings, planWarning{path.Root("replicas"), fmt.Sprintf("Cluster %q was registered after the plan read the registry", c.Name),
+				fmt.Sprintf("Cluster %q was registered after this run read %s: this apply keeps the split the plan showed, "+
+					"and the next plan considers the cluster.", c.Name, m.ID.ValueString())})
+			continue
+		}
 		registered[c.Name] = true
 		if !c.LabelsKnown && m.ClusterSelector != nil {
 			return result, nil, fmt.Errorf("the labels of cluster %q are only known at apply", c.Name)

@@ -93,8 +93,18 @@ func TestSnapshotSeesPlannedClusters(t *testing.T) {
 		t.Errorf("labels of a cluster planned with unknown labels are known")
 	}
 	s.Applied(Cluster{Name: "tokyo", Labels: map[string]string{"region": "ap"}, Health: ClusterHealth{Ready: true}})
-	if tokyo, _ := s.Cluster("tokyo"); tokyo.Planned || !tokyo.Health.Ready {
-		t.Errorf("tokyo after apply %+v", tokyo)
+	if tokyo, _ := s.Cluster("tokyo"); tokyo.Planned || !tokyo.Health.Ready || !tokyo.InRun {
+		t.Errorf("tokyo after apply %+v: want applied in this run", tokyo)
+	}
+	if berlin, _ := s.Cluster("berlin"); !berlin.InRun {
+		t.Error("berlin, planned in this run, is not marked so")
+	}
+	if got := s.Names(); len(got) != 3 || got[0] != "berlin" || got[2] != "tokyo" {
+		t.Errorf("names %v", got)
+	}
+	fresh := NewSnapshot([]Cluster{{Name: "oslo"}})
+	if oslo, _ := fresh.Cluster("oslo"); oslo.InRun {
+		t.Error("a cluster read from the host is marked as part of the run")
 	}
 }
 

@@ -29,6 +29,9 @@ type SnapshotCluster struct {
 	Planned bool
 	// LabelsKnown is false when the planned labels are only known at apply.
 	LabelsKnown bool
+	// InRun is true for a cluster planned or written in this run, by this
+	// provider: its registration is part of what the run does.
+	InRun bool
 }
 
 // LoadSnapshot reads every registered cluster, with its credentials, from
@@ -102,6 +105,7 @@ func (s *Snapshot) PlanCluster(name string, labels map[string]string, labelsKnow
 	c.Labels = maps.Clone(labels)
 	c.Planned = true
 	c.LabelsKnown = labelsKnown
+	c.InRun = true
 	s.clusters[name] = c
 }
 
@@ -116,5 +120,12 @@ func (s *Snapshot) PlanRemoval(name string) {
 func (s *Snapshot) Applied(c Cluster) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.clusters[c.Name] = SnapshotCluster{Cluster: c, LabelsKnown: true}
+	s.clusters[c.Name] = SnapshotCluster{Cluster: c, LabelsKnown: true, InRun: true}
+}
+
+// Names returns the names of the clusters, sorted.
+func (s *Snapshot) Names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.clusters))
 }

@@ -1,0 +1,74 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+// privateData is the part of the framework's private-state API used here.
+type privateData interface {
+	GetKey(ctx context.Context, key string) ([]byte, diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diagnostics
+}
+
+// Terraform plans each resource twice: once for the plan the user sees, and
+// once more at apply, where the second plan must come out the same. A
+// cluster that someone else registers in between would change which
+// clusters a selector picks (where an object goes, how replicas split), and
+// Terraform would reject the apply as inconsistent.
+//
+// So refresh notes, in the resource's private data, the clusters registered
+// when it read the resource; Terraform hands that note to both plans. A plan
+// leaves out any cluster registered after that read, unless this run
+// registers it itself, and says so in a warning: the apply does what the
+// plan showed, and the next plan takes the cluster in.
+// Create and update drop the note, so that a plan made without refresh
+// places on every registered cluster.
+
+// seenKey is the private-data key of the note.
+const seenKey = "registered_at_read"
+
+// noteSeen records the clusters registered when the resource was read.
+func noteSeen(ctx context.Context, private privateData, names []string) diagnostics {
+	if names == nil {
+		names = []string{}
+	}
+	note, err := json.Marshal(names)
+	if err != nil {
+		var diags diagnostics
+		diags.AddError("Cannot record the registered clusters", err.Error())
+		return diags
+	}
+	return private.SetKey(ctx, seenKey, note)
+}
+
+// forgetSeen drops the note.
+func forgetSeen(ctx context.Context, private privateData) diagnostics {
+	return private.SetKey(ctx, seenKey, nil)
+}
+
+// seenAtRead returns the clusters registered when the resource was read, or
+// nil when there is no note.
+func seenAtRead(ctx context.Context, private privateData) map[string]bool {
+	raw, diags := private.GetKey(ctx, seenKey)
+	if diags.HasError() || len(raw) == 0 {
+		return nil
+	}
+	var names []string
+	if err := json.Unmarshal(raw, &names); err != nil {
+		return nil
+	}
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		seen[n] = true
+	}
+	return seen
+}
+
+// registeredLater reports whether the plan leaves cluster c out: it was
+// registered after the resource was read, by someone else.
+func registeredLater(seen map[string]bool, c registry.SnapshotCluster) bool {
+	return seen != nil && !c.InRun && !seen[c.Name]
+}
