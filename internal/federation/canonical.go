@@ -78,7 +78,9 @@ func appendCanonical(b []byte, v any) ([]byte, error) {
 	case json.Number:
 		b = append(b, node...)
 	case map[string]any:
-		keys := make([]string, 0, len(node))
+		// Objects seldom have more members than fit on the stack.
+		var small [16]string
+		keys := small[:0]
 		for k := range node {
 			keys = append(keys, k)
 		}

@@ -60,6 +60,12 @@ type Renderer struct {
 	// The replicas operation's fixed parts, encoded once.
 	replicasOpKind, replicasPathRaw *json.RawMessage
 	warnings                        []string
+	// skeleton is what the patch library patches instead of the template,
+	// when one could be built and the object is no Secret, whose display
+	// differs from the object.
+	skeleton *skeleton
+	// identityJSON is what the skeleton's renderings are checked against.
+	identityJSON *identityJSON
 }
 
 // applyOptions are RFC 6902 as written: no negative array indices, no
@@ -94,7 +100,7 @@ func NewRenderer(spec RenderSpec) (*Renderer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
-	return &Renderer{
+	r := &Renderer{
 		template:        tmpl,
 		identity:        id,
 		identityKeys:    identityOf(obj),
@@ -104,7 +110,13 @@ func NewRenderer(spec RenderSpec) (*Renderer, error) {
 		replicasOpKind:  rawString(OpAdd),
 		replicasPathRaw: rawString(replicasPath),
 		warnings:        warnings,
-	}, nil
+	}
+	if !r.secret {
+		if r.identityJSON, err = identityJSONOf(obj); err == nil {
+			r.skeleton = newSkeleton(obj, tmpl, replicasPath, rules)
+		}
+	}
+	return r, nil
 }
 
 // Render is NewRenderer followed by one Render call, for callers that
@@ -129,15 +141,38 @@ func (r *Renderer) Warnings() []string { return append([]string(nil), r.warnings
 // override rule that targets the cluster, in order, then the ManagedLabel.
 // Errors about overrides are *OverrideError values naming the cluster.
 func (r *Renderer) Render(cluster Cluster, replicas *int64) (Rendered, error) {
-	ops, err := r.operations(cluster, replicas)
-	if err != nil {
-		return Rendered{}, err
+	if replicas != nil && *replicas < 0 {
+		return Rendered{}, fmt.Errorf("cluster %q: replicas must not be negative, got %d", cluster.Name, *replicas)
 	}
+	ops := r.operations(replicas, r.targeting(cluster))
+	if out, ok := r.renderSkeleton(ops); ok {
+		return out, nil
+	}
+	return r.renderWhole(cluster, replicas, ops)
+}
+
+// renderSkeleton renders by patching the skeleton. It reports false when
+// there is no skeleton or when anything goes wrong, leaving it to
+// renderWhole to render or to explain the failure.
+func (r *Renderer) renderSkeleton(ops jsonpatch.Patch) (Rendered, bool) {
+	if r.skeleton == nil {
+		return Rendered{}, false
+	}
+	object, err := r.skeleton.apply(ops, r.identityJSON)
+	if err != nil {
+		return Rendered{}, false
+	}
+	return Rendered{Display: string(object), Object: object, Warnings: r.Warnings()}, true
+}
+
+// renderWhole renders by patching the whole template.
+func (r *Renderer) renderWhole(cluster Cluster, replicas *int64, ops jsonpatch.Patch) (Rendered, error) {
 	doc := r.template
 	if len(ops) > 0 {
 		// All operations are applied in one go, which parses the document
 		// once; only when that fails are they replayed one at a time to
 		// find the culprit.
+		var err error
 		if doc, err = ops.ApplyWithOptions(doc, applyOptions); err != nil {
 			return Rendered{}, r.diagnose(cluster, replicas)
 		}
@@ -150,7 +185,21 @@ func (r *Renderer) Render(cluster Cluster, replicas *int64) (Rendered, error) {
 	if identityOf(obj) != r.identityKeys {
 		return Rendered{}, r.diagnose(cluster, replicas)
 	}
+	if !addManagedLabel(obj) {
+		l := obj["metadata"].(map[string]any)["labels"]
+		return Rendered{}, fmt.Errorf("cluster %q: the overrides leave metadata.labels as %s, where the %s label must go", cluster.Name, describe(l), ManagedLabel)
+	}
+	out, err := r.encode(obj)
+	if err != nil {
+		return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
+	}
+	return out, nil
+}
 
+// addManagedLabel sets the ManagedLabel in obj, whose identity has been
+// checked, so that it has metadata. It reports false when metadata.labels
+// is neither absent, null nor an object.
+func addManagedLabel(obj map[string]any) bool {
 	meta := obj["metadata"].(map[string]any)
 	switch l := meta["labels"].(type) {
 	case nil:
@@ -158,22 +207,27 @@ func (r *Renderer) Render(cluster Cluster, replicas *int64) (Rendered, error) {
 	case map[string]any:
 		l[ManagedLabel] = "true"
 	default:
-		return Rendered{}, fmt.Errorf("cluster %q: the overrides leave metadata.labels as %s, where the %s label must go", cluster.Name, describe(l), ManagedLabel)
+		return false
 	}
+	return true
+}
 
+// encode serialises the finished object and, for a Secret, its display.
+func (r *Renderer) encode(obj map[string]any) (Rendered, error) {
 	out := Rendered{Warnings: r.Warnings()}
+	var err error
 	if out.Object, err = encodeCanonical(obj); err != nil {
-		return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
+		return Rendered{}, err
 	}
 	out.Display = string(out.Object)
 	if r.secret {
 		shown, err := maskSecret(obj, r.identity)
 		if err != nil {
-			return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
+			return Rendered{}, err
 		}
 		display, err := encodeCanonical(shown)
 		if err != nil {
-			return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
+			return Rendered{}, err
 		}
 		out.Display = string(display)
 		out.Sensitive = out.Display != string(out.Object)
@@ -181,22 +235,38 @@ func (r *Renderer) Render(cluster Cluster, replicas *int64) (Rendered, error) {
 	return out, nil
 }
 
-// operations lists the patch operations for the cluster: the replica count,
-// then the operations of each rule that targets the cluster.
-func (r *Renderer) operations(cluster Cluster, replicas *int64) (jsonpatch.Patch, error) {
-	var ops jsonpatch.Patch
-	if replicas != nil {
-		if *replicas < 0 {
-			return nil, fmt.Errorf("cluster %q: replicas must not be negative, got %d", cluster.Name, *replicas)
-		}
-		ops = append(ops, r.replicasOp(*replicas))
-	}
+// targeting lists the indices of the rules that target the cluster.
+func (r *Renderer) targeting(cluster Cluster) []int {
+	var targeting []int
 	for i := range r.rules {
 		if r.rules[i].targets(cluster) {
-			ops = append(ops, r.rules[i].ops...)
+			targeting = append(targeting, i)
 		}
 	}
-	return ops, nil
+	return targeting
+}
+
+// operations lists the patch operations for a cluster: the replica count,
+// then the operations of each rule that targets the cluster.
+func (r *Renderer) operations(replicas *int64, targeting []int) jsonpatch.Patch {
+	n := 0
+	for _, i := range targeting {
+		n += len(r.rules[i].ops)
+	}
+	if replicas != nil {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	ops := make(jsonpatch.Patch, 0, n)
+	if replicas != nil {
+		ops = append(ops, r.replicasOp(*replicas))
+	}
+	for _, i := range targeting {
+		ops = append(ops, r.rules[i].ops...)
+	}
+	return ops
 }
 
 // replicasOp sets the replica count with "add", which replaces an existing
