@@ -48,8 +48,9 @@ type Rendered struct {
 
 // Renderer renders one template with its overrides for any number of
 // clusters. Everything that does not depend on the cluster is checked and
-// prepared once, by NewRenderer. A Renderer is not modified by Render and
-// may be used from several goroutines.
+// prepared once, by NewRenderer. Render only adds to the objects a Renderer
+// keeps for sharing between clusters; a Renderer may be used from several
+// goroutines.
 type Renderer struct {
 	template     []byte
 	identity     Identity
@@ -66,6 +67,8 @@ type Renderer struct {
 	skeleton *skeleton
 	// identityJSON is what the skeleton's renderings are checked against.
 	identityJSON *identityJSON
+	// shared holds the objects already rendered, by what they depend on.
+	shared *sharedRenders
 }
 
 // applyOptions are RFC 6902 as written: no negative array indices, no
@@ -110,6 +113,7 @@ func NewRenderer(spec RenderSpec) (*Renderer, error) {
 		replicasOpKind:  rawString(OpAdd),
 		replicasPathRaw: rawString(replicasPath),
 		warnings:        warnings,
+		shared:          &sharedRenders{},
 	}
 	if !r.secret {
 		if r.identityJSON, err = identityJSONOf(obj); err == nil {
@@ -140,15 +144,29 @@ func (r *Renderer) Warnings() []string { return append([]string(nil), r.warnings
 // replicas at the replicas path when replicas is not nil, then every
 // override rule that targets the cluster, in order, then the ManagedLabel.
 // Errors about overrides are *OverrideError values naming the cluster.
+//
+// Clusters with the same replica count and the same targeting rules
+// receive the same object, which is rendered once and shared.
 func (r *Renderer) Render(cluster Cluster, replicas *int64) (Rendered, error) {
 	if replicas != nil && *replicas < 0 {
 		return Rendered{}, fmt.Errorf("cluster %q: replicas must not be negative, got %d", cluster.Name, *replicas)
 	}
-	ops := r.operations(replicas, r.targeting(cluster))
-	if out, ok := r.renderSkeleton(ops); ok {
+	targeting := r.targeting(cluster)
+	key := shareKey(replicas, targeting)
+	if out, ok := r.shared.get(key); ok {
+		out.Warnings = r.Warnings()
 		return out, nil
 	}
-	return r.renderWhole(cluster, replicas, ops)
+	ops := r.operations(replicas, targeting)
+	out, ok := r.renderSkeleton(ops)
+	if !ok {
+		var err error
+		if out, err = r.renderWhole(cluster, replicas, ops); err != nil {
+			return Rendered{}, err
+		}
+	}
+	r.shared.put(key, out)
+	return out, nil
 }
 
 // renderSkeleton renders by patching the skeleton. It reports false when
