@@ -56,6 +56,9 @@ type providerData struct {
 	// namespace made sure of once stays there.
 	types          sync.Map
 	hostNamespaces sync.Map
+
+	// order holds the selector placements planned so far in the run.
+	order planOrder
 }
 
 type memberEntry struct {

@@ -318,6 +318,9 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if in.placementSet {
+		r.data.order.planned(in.id, in.placement)
+	}
 	if prior != nil && !prior.ID.IsNull() && prior.ID.ValueString() != in.id {
 		// Another object: the old one must go from every cluster.
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("template"))

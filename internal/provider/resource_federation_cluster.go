@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -215,7 +216,18 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		// A plan without changes is called too; only a change makes the
 		// cluster's health unknown until apply.
 		if prior == nil || !req.Plan.Raw.Equal(req.State.Raw) {
+			var before map[string]string
+			if was, ok := snapshot.Cluster(plan.Name.ValueString()); ok && !was.Planned {
+				before = was.Labels
+			}
 			snapshot.PlanCluster(plan.Name.ValueString(), labels, labelsKnown)
+			if missed := r.data.order.missed(plan.Name.ValueString(), before, labels); labelsKnown && len(missed) > 0 {
+				resp.Diagnostics.AddAttributeWarning(path.Root("labels"), "Federated objects planned before this cluster",
+					fmt.Sprintf("Terraform planned the federated object(s) %s before cluster %q: their label selectors were matched "+
+						"without this cluster's planned labels. Make them depend on this kubefed_federation_cluster (depends_on) so "+
+						"that it is planned and registered first; otherwise the apply may stop as inconsistent.",
+						strings.Join(missed, ", "), plan.Name.ValueString()))
+			}
 		}
 	}
 	if prior == nil {
