@@ -36,6 +36,16 @@ var (
 	federatedCMsGVR = schema.GroupVersionResource{Group: "types.kubefed.io", Version: "v1beta1", Resource: "federatedconfigmaps"}
 )
 
+// providerSource names the provider under test the way the test framework
+// attaches it.
+const providerSource = `
+terraform {
+  required_providers {
+    kubefed = { source = "registry.terraform.io/hashicorp/kubefed" }
+  }
+}
+`
+
 // objectTestTypes enables the types the tests federate, in the same config.
 const objectTestTypes = `
 resource "kubefed_federated_type" "configmaps" {
@@ -982,11 +992,11 @@ resource "kubefed_federated_object" "imported" {
 						t.Fatal(err)
 					}
 				},
-				Config: base + object,
-				// OpenTofu's init in the fresh directory of an import step
-				// asks its registry for the provider, which tests offline
-				// cannot reach; Terraform runs the step.
-				SkipFunc:      skipOnOpenTofu,
+				// An import step's configuration is used as written, so it
+				// names the provider's source, which the other steps get
+				// from the test framework: OpenTofu would otherwise look the
+				// provider up in its own registry.
+				Config:        providerSource + base + object,
 				ResourceName:  "kubefed_federated_object.imported",
 				ImportState:   true,
 				ImportStateId: "configmaps/" + ns + "/legacy",

@@ -3,10 +3,7 @@ package provider_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -393,7 +390,8 @@ resource "kubefed_federated_type" "deployments" {
 			{Config: types},
 			{
 				PreConfig: func() { writeKubeFedPreference(t, host, namespace) },
-				Config: types + fmt.Sprintf(`
+				// As written, so it names the provider's source.
+				Config: providerSource + types + fmt.Sprintf(`
 resource "kubefed_replica_scheduling_preference" "web" {
   namespace      = %q
   name           = "web"
@@ -408,10 +406,6 @@ resource "kubefed_replica_scheduling_preference" "web" {
   }
 }
 `, namespace),
-				// OpenTofu's init in the fresh directory of an import step
-				// looks for the provider in its registry, which is out of
-				// reach here; Terraform 1.5 runs this step.
-				SkipFunc:      skipOnOpenTofu,
 				ResourceName:  rsp,
 				ImportState:   true,
 				ImportStateId: namespace + "/web",
@@ -491,8 +485,4 @@ func writeKubeFedPreference(t *testing.T, host hostClients, namespace string) {
 		t.Fatalf("ReplicaSchedulingPreference: %v", err)
 	}
 	t.Cleanup(func() { removeKubeFedPreference(t, host, namespace) })
-}
-
-func skipOnOpenTofu() (bool, error) {
-	return strings.Contains(filepath.Base(os.Getenv("TF_ACC_TERRAFORM_PATH")), "tofu"), nil
 }
