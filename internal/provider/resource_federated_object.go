@@ -116,8 +116,10 @@ func (r *federatedObjectResource) Schema(_ context.Context, _ resource.SchemaReq
 			"form without a change of meaning reads back as it was written, so it never shows as drift: a quantity in its " +
 			"canonical form (`1000m` as `1`, `1024Mi` as `1Gi`, a number as a string), a zero value the server leaves out " +
 			"(`false`, `0`, `\"\"`, `{}`, `[]`), and a Secret's `stringData`, which the server moves into `data`.\n\n" +
-			"The apply does what the plan showed. A cluster that someone else registers between plan and apply is left out of that " +
-			"apply, with a warning, and placed by the next plan. An object placed by a selector should depend on the " +
+			"The apply does what the plan showed. When someone else registers a cluster between plan and apply, an object that " +
+			"existed before the run leaves it out of that apply, with a warning, and the next plan places it there; an object " +
+			"created by the apply has no earlier read to go by, so Terraform stops the apply as inconsistent and a new plan takes the " +
+			"cluster in. An object placed by a selector should depend on the " +
 			"`kubefed_federation_cluster` resources of its configuration (a reference or `depends_on`): then a cluster registered in " +
 			"the same run is placed in that run. Without that, Terraform may plan the object before the cluster but apply it after, " +
 			"and stop the apply as inconsistent.",

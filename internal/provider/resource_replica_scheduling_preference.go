@@ -90,7 +90,8 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 			"the failed cluster comes back; set `rebalance = true` to spread them again.\n\n" +
 			"What KubeFed's type has no field for (`strategy`, `replicas_path`, `cluster_selector`) is kept in annotations that KubeFed ignores.\n\n" +
 			"A cluster that someone else registers between plan and apply is left out of that apply's split, with a warning, and " +
-			"considered by the next plan: the apply keeps the split the plan showed.",
+			"considered by the next plan: the apply keeps the split the plan showed. (A preference created by that apply has no " +
+			"earlier read to go by: Terraform stops the apply as inconsistent, and a new plan takes the cluster in.)",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
