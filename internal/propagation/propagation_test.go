@@ -93,7 +93,7 @@ func TestProjectReadsServerRewritesAsApplied(t *testing.T) {
 					"name": "web",
 					"resources": map[string]any{
 						"requests": map[string]any{"cpu": "1000m", "memory": "1024Mi"},
-						"limits":   map[string]any{"cpu": 0.5, "memory": "2Gi", "ephemeral-storage": "1.5Gi"},
+						"limits":   map[string]any{"cpu": 0.5, "memory": "2Gi", "ephemeral-storage": "1.5Gi", "nvidia.com/gpu": float64(2)},
 					},
 				}},
 			}},
@@ -109,7 +109,7 @@ func TestProjectReadsServerRewritesAsApplied(t *testing.T) {
 					"terminationMessagePath": "/dev/termination-log",
 					"resources": map[string]any{
 						"requests": map[string]any{"cpu": "1", "memory": "1Gi"},
-						"limits":   map[string]any{"cpu": "500m", "memory": "2Gi", "ephemeral-storage": "1536Mi"},
+						"limits":   map[string]any{"cpu": "500m", "memory": "2Gi", "ephemeral-storage": "1536Mi", "nvidia.com/gpu": "2"},
 					},
 				}},
 			}},

@@ -415,8 +415,11 @@ resource "kubefed_federated_object" "web" {
             name  = "web"
             image = "nginx:1.27"
             ports = [{ containerPort = 8080 }]
-            # The server stores these as 1, 1Gi and 1500m.
-            resources = { requests = { cpu = "1000m", memory = "1024Mi" }, limits = { cpu = 1.5 } }
+            # The server stores these as "500m", "1Gi", "2" and "2147483648".
+            resources = {
+              requests = { cpu = 0.5, memory = "1024Mi" }
+              limits   = { cpu = "2000m", memory = 2147483648 }
+            }
           }]
         }
       }
