@@ -41,6 +41,9 @@ func NewClientFactory() ClientFactory {
 type realFactory struct{}
 
 func (realFactory) NewClients(cfg *rest.Config) (*Clients, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.WarningHandler = nil
+	cfg.WarningHandlerWithContext = contextWarnings{}
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the HTTP client for %s: %w", cfg.Host, err)

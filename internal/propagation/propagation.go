@@ -80,6 +80,8 @@ type Result struct {
 	Live map[string]any
 	// Found is false when a read found no object.
 	Found bool
+	// Warnings are what the member's API server warned about the object.
+	Warnings []string
 }
 
 // Errors lists the failed results as one error, cluster by cluster, or
@@ -146,32 +148,34 @@ func Apply(ctx context.Context, m Member, o Object, rendered []byte, existed boo
 	if !existed {
 		failed = StatusCreationFailed
 	}
+	ctx, warnings := kube.CollectWarnings(ctx)
 	live, err := resourceClient(m.Clients, o).Patch(ctx, o.Name, k8stypes.ApplyPatchType, rendered, metav1.PatchOptions{
 		FieldManager: opts.FieldManager,
 		Force:        &opts.Force,
 	})
 	if err != nil {
-		return Result{Status: failed, Err: explain(m, o, err, opts)}
+		return Result{Status: failed, Err: explain(m, o, err, opts), Warnings: warnings.List()}
 	}
 	var applied map[string]any
 	if err := json.Unmarshal(rendered, &applied); err != nil {
 		return Result{Status: failed, Err: fmt.Errorf("the rendered object is not JSON: %w", err)}
 	}
-	return Result{Status: StatusOK, Found: true, Live: Project(live.Object, applied)}
+	return Result{Status: StatusOK, Found: true, Live: Project(live.Object, applied), Warnings: warnings.List()}
 }
 
 // DryRun asks the member whether it would accept the rendered object,
 // without changing anything.
 func DryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
+	ctx, warnings := kube.CollectWarnings(ctx)
 	_, err := resourceClient(m.Clients, o).Patch(ctx, o.Name, k8stypes.ApplyPatchType, rendered, metav1.PatchOptions{
 		FieldManager: opts.FieldManager,
 		Force:        &opts.Force,
 		DryRun:       []string{metav1.DryRunAll},
 	})
 	if err != nil {
-		return Result{Status: StatusUpdateFailed, Err: explain(m, o, err, opts)}
+		return Result{Status: StatusUpdateFailed, Err: explain(m, o, err, opts), Warnings: warnings.List()}
 	}
-	return Result{Status: StatusOK}
+	return Result{Status: StatusOK, Warnings: warnings.List()}
 }
 
 // Read fetches the object and projects it onto applied, the object last

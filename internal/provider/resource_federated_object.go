@@ -107,6 +107,8 @@ func (r *federatedObjectResource) Schema(_ context.Context, _ resource.SchemaReq
 			"`Federated<Kind>` (types.kubefed.io/v1beta1) to the host and server-side applies each rendered object to its cluster, " +
 			"in parallel. Override rules that target clusters by label selector, which KubeFed lacks, are stored in the " +
 			"`" + registry.SelectorOverridesAnnotation + "` annotation of the `Federated<Kind>`, which KubeFed ignores.\n\n" +
+			"What a member's API server warns about an object (a deprecated field, a value it will not honour, a policy the object " +
+			"breaks) is shown as a warning of the plan, from the dry run, and of the apply, naming the cluster.\n\n" +
 			"A failure on one cluster never stops the others, and the state records what each cluster holds. When a create fails " +
 			"on some clusters, Terraform marks the object tainted and plans to replace it; this provider, like on `-replace`, " +
 			"replaces it in place: the members' objects are not deleted first, the object is re-applied over them, and it is removed " +
@@ -358,6 +360,7 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 		}
 	}
 	for _, res := range results {
+		addServerWarnings(diags, in.object, res)
 		if res.Err != nil {
 			status[res.Cluster] = clusterStatus{Status: res.Status, Message: res.Err.Error()}
 			continue

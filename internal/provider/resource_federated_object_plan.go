@@ -364,6 +364,7 @@ func (r *federatedObjectResource) dryRun(ctx context.Context, in *objectInputs, 
 		return propagation.DryRun(ctx, m, in.object, out.objects[m.Name], opts)
 	})
 	for _, res := range results {
+		addServerWarnings(diags, in.object, res)
 		if res.Err == nil {
 			continue
 		}
@@ -656,4 +657,14 @@ func decodeObject(text string) (map[string]any, error) {
 	var obj map[string]any
 	err := json.Unmarshal([]byte(text), &obj)
 	return obj, err
+}
+
+// addServerWarnings shows what a member's API server warned about the
+// object, once per cluster.
+func addServerWarnings(diags *diagnostics, object propagation.Object, res propagation.Result) {
+	if len(res.Warnings) == 0 {
+		return
+	}
+	diags.AddWarning(fmt.Sprintf("Cluster %q warns about %s", res.Cluster, object),
+		"The cluster's API server answered with these warnings:\n- "+strings.Join(res.Warnings, "\n- "))
 }
