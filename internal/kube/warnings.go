@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"sync"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // Warnings collects the warnings API servers send back with their answers
@@ -44,7 +46,7 @@ func (w *Warnings) add(text string) {
 }
 
 // contextWarnings hands a response's warnings to the collector of the
-// request's context, and drops them when there is none.
+// request's context, and logs them when there is none.
 type contextWarnings struct{}
 
 func (contextWarnings) HandleWarningHeaderWithContext(ctx context.Context, code int, _ string, text string) {
@@ -55,5 +57,7 @@ func (contextWarnings) HandleWarningHeaderWithContext(ctx context.Context, code 
 	}
 	if w, ok := ctx.Value(warningsKey{}).(*Warnings); ok {
 		w.add(text)
+		return
 	}
+	tflog.Warn(ctx, "the API server warns", map[string]any{"warning": text})
 }

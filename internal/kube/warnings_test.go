@@ -34,7 +34,7 @@ func TestCollectWarningsGathersTheServersWarningsPerContext(t *testing.T) {
 		t.Errorf("warnings %q, want %q, each once", got, want)
 	}
 
-	// A request without a collector drops them; another collector starts
+	// A request without a collector logs them; another collector starts
 	// empty.
 	if _, err := clients.Kubernetes.CoreV1().ConfigMaps("n").Get(context.Background(), "c", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
