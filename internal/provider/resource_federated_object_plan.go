@@ -258,9 +258,10 @@ func (r *federatedObjectResource) warnLate(in *objectInputs, registered, late []
 	}
 	for _, c := range late {
 		if slices.Contains(all, c.Name) {
-			diags.AddWarning(fmt.Sprintf("Cluster %q was registered after the plan read the registry", c.Name),
-				fmt.Sprintf("%s matches cluster %q, which was registered after this run read the object: this apply does what "+
-					"the plan showed and leaves it out; the next plan places the object there.", in.object, c.Name))
+			diags.AddWarning(fmt.Sprintf("Cluster %q was registered after the object was last read", c.Name),
+				fmt.Sprintf("%s matches cluster %q, which was registered after the object was last read (refreshed): the plan "+
+					"leaves it out, so that the apply does what the plan showed. The next plan that refreshes the object places it "+
+					"there.", in.object, c.Name))
 		}
 	}
 }

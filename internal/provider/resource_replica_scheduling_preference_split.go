@@ -118,9 +118,9 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	registered := map[string]bool{}
 	for _, c := range snapshot.Clusters() {
 		if registeredLater(seen, c) {
-			warnings = append(warnings, planWarning{path.Root("replicas"), fmt.Sprintf("Cluster %q was registered after the plan read the registry", c.Name),
-				fmt.Sprintf("Cluster %q was registered after this run read %s: this apply keeps the split the plan showed, "+
-					"and the next plan considers the cluster.", c.Name, m.ID.ValueString())})
+			warnings = append(warnings, planWarning{path.Root("replicas"), fmt.Sprintf("Cluster %q was registered after the preference was last read", c.Name),
+				fmt.Sprintf("Cluster %q was registered after %s was last read (refreshed): the split leaves it out, so that the "+
+					"apply keeps the split the plan showed. The next plan that refreshes the preference considers it.", c.Name, m.ID.ValueString())})
 			continue
 		}
 		registered[c.Name] = true
