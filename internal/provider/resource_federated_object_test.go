@@ -407,20 +407,30 @@ resource "kubefed_federated_object" "web" {
     spec = {
       replicas = 1
       selector = { matchLabels = { app = "web" } }
+      strategy = { type = "RollingUpdate", rollingUpdate = { maxSurge = "25%%", maxUnavailable = 0 } }
       template = {
-        metadata = { labels = { app = "web" } }
+        metadata = { labels = { app = "web" }, annotations = {} }
         spec = {
-          hostNetwork = false
+          hostNetwork     = false
+          securityContext = { runAsNonRoot = true, runAsUser = 1000 }
           containers = [{
             name  = "web"
             image = "nginx:1.27"
-            ports = [{ containerPort = 8080 }]
+            ports = [{ name = "http", containerPort = 8080 }]
+            env   = [{ name = "POD", valueFrom = { fieldRef = { fieldPath = "metadata.name" } } }]
             # The server stores these as "500m", "1Gi", "2" and "2147483648".
             resources = {
               requests = { cpu = 0.5, memory = "1024Mi" }
               limits   = { cpu = "2000m", memory = 2147483648 }
             }
+            readinessProbe = { httpGet = { path = "/healthz", port = "http" }, periodSeconds = 5 }
+            volumeMounts   = [{ name = "cache", mountPath = "/cache", readOnly = false }]
           }]
+          # 0.5Gi is stored as 512Mi; 420 is 0644.
+          volumes = [
+            { name = "cache", emptyDir = { sizeLimit = "0.5Gi" } },
+            { name = "config", configMap = { name = "web", defaultMode = 420, optional = true } },
+          ]
         }
       }
     }
