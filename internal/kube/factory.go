@@ -42,7 +42,6 @@ type realFactory struct{}
 
 func (realFactory) NewClients(cfg *rest.Config) (*Clients, error) {
 	cfg = rest.CopyConfig(cfg)
-	cfg.WarningHandler = nil
 	cfg.WarningHandlerWithContext = contextWarnings{}
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {

@@ -35,9 +35,9 @@ func Project(live, applied map[string]any) map[string]any {
 	return out
 }
 
-var notOpaque = func(string) bool { return false }
+func notOpaque(string) bool { return false }
 
-var allOpaque = func(string) bool { return true }
+func allOpaque(string) bool { return true }
 
 // projectMap projects live onto applied; opaque says which keys hold values
 // to take as they are, without quantity equivalence.

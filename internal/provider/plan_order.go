@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"maps"
 	"slices"
 	"sync"
 
@@ -51,6 +50,6 @@ func selects(p federation.Placement, cluster string, labels map[string]string) b
 	if labels == nil {
 		return false
 	}
-	placed, err := p.Select([]federation.Cluster{{Name: cluster, Labels: maps.Clone(labels)}}, nil)
+	placed, err := p.Select([]federation.Cluster{{Name: cluster, Labels: labels}}, nil)
 	return err == nil && slices.Contains(placed, cluster)
 }

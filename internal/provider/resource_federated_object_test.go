@@ -63,12 +63,14 @@ resource "kubefed_federated_type" "namespaces" {
 // given prefix, labelled by region and by the test, so that selectors of a
 // test never match the clusters other tests register meanwhile.
 func objectTestClusters(t *testing.T, prefix string) string {
-	labels := func(region string) string {
-		return fmt.Sprintf(`  labels = { region = %q, fotest = %q }`, region, prefix)
-	}
-	return memberBlock("sf", prefix+"-sf", "san-francisco", labels("us-west"))(t) +
-		memberBlock("ny", prefix+"-ny", "new-york", labels("us-east"))(t) +
-		memberBlock("berlin", prefix+"-berlin", "berlin", labels("eu-central"))(t)
+	return memberBlock("sf", prefix+"-sf", "san-francisco", objectTestLabels(prefix, "us-west"))(t) +
+		memberBlock("ny", prefix+"-ny", "new-york", objectTestLabels(prefix, "us-east"))(t) +
+		memberBlock("berlin", prefix+"-berlin", "berlin", objectTestLabels(prefix, "eu-central"))(t)
+}
+
+// objectTestLabels labels a test's cluster by region and by the test.
+func objectTestLabels(prefix, region string) string {
+	return fmt.Sprintf(`  labels = { region = %q, fotest = %q }`, region, prefix)
 }
 
 // federatedNamespace federates a namespace to the test's clusters, so that
@@ -776,8 +778,7 @@ type registerBehindTerraform struct {
 }
 
 func (c registerBehindTerraform) CheckPlan(ctx context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	host := newHostClients(c.t)
-	reg := registry.New(host.kube, host.dynamic, host.kube.Discovery(), federationNamespace, "someone-else")
+	reg := someoneElsesRegistry(c.t)
 	m := acctest.Lab(c.t).Cluster(c.member)
 	cluster := registry.Cluster{
 		Name: c.name, Labels: c.labels, SecretName: registry.SecretNameFor(c.name),
@@ -792,6 +793,13 @@ func (c registerBehindTerraform) CheckPlan(ctx context.Context, _ plancheck.Chec
 	}
 }
 
+// someoneElsesRegistry writes to the lab's registry under another field
+// manager than the provider's.
+func someoneElsesRegistry(t *testing.T) *registry.Registry {
+	host := newHostClients(t)
+	return registry.New(host.kube, host.dynamic, host.kube.Discovery(), federationNamespace, "someone-else")
+}
+
 // A cluster registered by someone else between plan and apply is not placed
 // by that apply, which does what the plan showed; the next plan places it.
 func TestAccFederatedObject_clusterRegisteredAfterPlan(t *testing.T) {
@@ -800,19 +808,14 @@ func TestAccFederatedObject_clusterRegisteredAfterPlan(t *testing.T) {
 	cleanupObjectTest(t, prefix, ns)
 	late := prefix + "-late"
 	t.Cleanup(func() {
-		host := newHostClients(t)
-		reg := registry.New(host.kube, host.dynamic, host.kube.Discovery(), federationNamespace, "someone-else")
-		if err := reg.DeleteCluster(context.Background(), late, registry.SecretNameFor(late)); err != nil {
+		if err := someoneElsesRegistry(t).DeleteCluster(context.Background(), late, registry.SecretNameFor(late)); err != nil {
 			t.Errorf("removing %s: %v", late, err)
 		}
 	})
-	labels := func(region string) string {
-		return fmt.Sprintf(`  labels = { region = %q, fotest = %q }`, region, prefix)
-	}
 	config := func(color string, replicas int) string {
 		return acctest.HostProviderConfig(t) + objectTestTypes +
-			memberBlock("sf", prefix+"-sf", "san-francisco", labels("us-west"))(t) +
-			memberBlock("ny", prefix+"-ny", "new-york", labels("us-east"))(t) + fmt.Sprintf(`
+			memberBlock("sf", prefix+"-sf", "san-francisco", objectTestLabels(prefix, "us-west"))(t) +
+			memberBlock("ny", prefix+"-ny", "new-york", objectTestLabels(prefix, "us-east"))(t) + fmt.Sprintf(`
 resource "kubefed_federated_type" "deployments" {
   target_api_version = "apps/v1"
   target_kind        = "Deployment"

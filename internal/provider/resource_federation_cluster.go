@@ -216,17 +216,14 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		// A plan without changes is called too; only a change makes the
 		// cluster's health unknown until apply.
 		if prior == nil || !req.Plan.Raw.Equal(req.State.Raw) {
+			name := plan.Name.ValueString()
 			var before map[string]string
-			if was, ok := snapshot.Cluster(plan.Name.ValueString()); ok && !was.Planned {
+			if was, ok := snapshot.Cluster(name); ok && !was.Planned {
 				before = was.Labels
 			}
-			snapshot.PlanCluster(plan.Name.ValueString(), labels, labelsKnown)
-			if missed := r.data.order.missed(plan.Name.ValueString(), before, labels); labelsKnown && len(missed) > 0 {
-				resp.Diagnostics.AddAttributeWarning(path.Root("labels"), "Federated objects planned before this cluster",
-					fmt.Sprintf("Terraform planned the federated object(s) %s before cluster %q: their label selectors were matched "+
-						"without this cluster's planned labels. Make them depend on this kubefed_federation_cluster (depends_on) so "+
-						"that it is planned and registered first; otherwise the apply may stop as inconsistent.",
-						strings.Join(missed, ", "), plan.Name.ValueString()))
+			snapshot.PlanCluster(name, labels, labelsKnown)
+			if labelsKnown {
+				r.warnPlannedBefore(name, before, labels, &resp.Diagnostics)
 			}
 		}
 	}
@@ -237,6 +234,20 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 				types.StringValue(registry.SecretNameFor(plan.Name.ValueString())))...)
 		}
 	}
+}
+
+// warnPlannedBefore names the selector-placed objects planned before this
+// cluster whose placement of it its planned labels change.
+func (r *federationClusterResource) warnPlannedBefore(name string, before, after map[string]string, diags *diagnostics) {
+	missed := r.data.order.missed(name, before, after)
+	if len(missed) == 0 {
+		return
+	}
+	diags.AddAttributeWarning(path.Root("labels"), "Federated objects planned before this cluster",
+		fmt.Sprintf("Terraform planned the federated object(s) %s before cluster %q: their label selectors were matched "+
+			"without this cluster's planned labels. Make them depend on this kubefed_federation_cluster (depends_on) so "+
+			"that it is planned and registered first; otherwise the apply may stop as inconsistent.",
+			strings.Join(missed, ", "), name))
 }
 
 func (r *federationClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
