@@ -3,7 +3,12 @@
 # the Go module proxy the first time. Binaries are cached outside the
 # repository, keyed by version, so a second call is instant.
 #
-#   scripts/tool.sh kube-apiserver | tofu | terraform | tfplugindocs | goreleaser | golangci-lint
+#   scripts/tool.sh kube-apiserver | kube-controller-manager | kube-scheduler | kwok |
+#                   tofu | terraform | tfplugindocs | goreleaser | golangci-lint
+#
+# The three Kubernetes components come from one tools module, so they share
+# its version and Go's build cache: the second and third build reuse most of
+# the first.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +21,9 @@ module_version() {
 }
 
 case $name in
-  kube-apiserver) dir=kube-apiserver module=k8s.io/kubernetes pkg=k8s.io/kubernetes/cmd/kube-apiserver ;;
+  kube-apiserver|kube-controller-manager|kube-scheduler)
+                  dir=kube-apiserver module=k8s.io/kubernetes pkg=k8s.io/kubernetes/cmd/$name ;;
+  kwok)           dir=kwok module=sigs.k8s.io/kwok pkg=sigs.k8s.io/kwok/cmd/kwok ;;
   tofu)           dir=opentofu module=github.com/opentofu/opentofu pkg=github.com/opentofu/opentofu/cmd/tofu ;;
   tfplugindocs)   dir=tfplugindocs module=github.com/hashicorp/terraform-plugin-docs pkg=github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs ;;
   goreleaser)     dir=goreleaser module=github.com/goreleaser/goreleaser/v2 pkg=github.com/goreleaser/goreleaser/v2 ;;
