@@ -96,7 +96,7 @@ resource "kubefed_federated_object" "config" {
     metadata   = { name = "bench-$run-\${count.index}", namespace = "default" }
     data       = { index = tostring(count.index) }
   })
-  placement {
+  placement = {
     clusters = [for c in kubefed_federation_cluster.member : c.name]
   }
 }

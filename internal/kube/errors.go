@@ -34,6 +34,9 @@ type ConnectionError struct {
 }
 
 func (e *ConnectionError) Error() string {
+	if e.Hint == "" {
+		return fmt.Sprintf("%s: %v", e.summary(), e.Err)
+	}
 	return fmt.Sprintf("%s: %v; %s", e.summary(), e.Err, e.Hint)
 }
 
@@ -86,7 +89,7 @@ func ExplainWith(endpoint string, err error, hints Hints) error {
 		return err
 	}
 	kind := Classify(err)
-	hint := ""
+	var hint string
 	switch kind {
 	case FailureUnauthorized:
 		hint = hints.Credentials
@@ -96,8 +99,6 @@ func ExplainWith(endpoint string, err error, hints Hints) error {
 		hint = hints.CA
 	case FailureUnreachable:
 		hint = hints.Endpoint
-	default:
-		hint = "see the error above"
 	}
 	return &ConnectionError{Kind: kind, Endpoint: endpoint, Err: err, Hint: hint}
 }

@@ -44,5 +44,5 @@ func TestAccServerWarningsComeBackWithTheResult(t *testing.T) {
 			t.Errorf("removing the pod: %v", res.Err)
 		}
 	})
-	warned("apply", Apply(ctx, m, o, pod, false, opts))
+	warned("apply", Apply(ctx, m, o, pod, opts))
 }

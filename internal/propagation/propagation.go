@@ -10,9 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,16 +25,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
-)
-
-// The status words of a cluster's propagation, KubeFed's where it has one.
-const (
-	StatusOK              = "OK"
-	StatusClusterNotReady = "ClusterNotReady"
-	StatusCreationFailed  = "CreationFailed"
-	StatusUpdateFailed    = "UpdateFailed"
-	StatusDeletionFailed  = "DeletionFailed"
-	StatusOrphaned        = "Orphaned"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 )
 
 // Object names what is propagated: the member resource and the object's
@@ -71,8 +64,9 @@ type Options struct {
 // Result is the outcome on one cluster.
 type Result struct {
 	Cluster string
-	// Status is one of the Status words.
-	Status string
+	// NotRun is true when the work never started: the context ended while
+	// it waited for its turn.
+	NotRun bool
 	// Err is nil when the cluster did what was asked.
 	Err error
 	// Live is the object as the cluster holds it after an apply or a read,
@@ -90,7 +84,7 @@ func Errors(results []Result) error {
 	var lines []string
 	for _, r := range results {
 		if r.Err != nil {
-			lines = append(lines, fmt.Sprintf("cluster %q (%s): %v", r.Cluster, r.Status, r.Err))
+			lines = append(lines, fmt.Sprintf("cluster %q: %v", r.Cluster, r.Err))
 		}
 	}
 	if len(lines) == 0 {
@@ -114,8 +108,15 @@ func FanOut(ctx context.Context, members []Member, opts Options, fn func(ctx con
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				results[i] = Result{Cluster: m.Name, NotRun: true, Err: ctx.Err()}
+				return
+			}
 			cctx, cancel := ctx, context.CancelFunc(func() {})
 			if opts.Timeout > 0 {
 				cctx, cancel = context.WithTimeout(ctx, opts.Timeout)
@@ -140,27 +141,21 @@ func resourceClient(c *kube.Clients, o Object) dynamic.ResourceInterface {
 
 // Apply writes the rendered object to the member with server-side apply.
 // An object that exists already is adopted, as KubeFed does: the apply takes
-// ownership of the fields it sets and leaves the others alone. existed, what
-// the caller last knew, only chooses the status word of a failure: asking the
-// cluster would cost a round trip per object.
-func Apply(ctx context.Context, m Member, o Object, rendered []byte, existed bool, opts Options) Result {
-	failed := StatusUpdateFailed
-	if !existed {
-		failed = StatusCreationFailed
-	}
+// ownership of the fields it sets and leaves the others alone.
+func Apply(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
 	ctx, warnings := kube.CollectWarnings(ctx)
 	live, err := resourceClient(m.Clients, o).Patch(ctx, o.Name, k8stypes.ApplyPatchType, rendered, metav1.PatchOptions{
 		FieldManager: opts.FieldManager,
 		Force:        &opts.Force,
 	})
 	if err != nil {
-		return Result{Status: failed, Err: explain(m, o, err, opts), Warnings: warnings.List()}
+		return Result{Err: explain(m, o, err, opts), Warnings: warnings.List()}
 	}
 	var applied map[string]any
 	if err := json.Unmarshal(rendered, &applied); err != nil {
-		return Result{Status: failed, Err: fmt.Errorf("the rendered object is not JSON: %w", err)}
+		return Result{Err: fmt.Errorf("the rendered object is not JSON: %w", err)}
 	}
-	return Result{Status: StatusOK, Found: true, Live: Project(live.Object, applied), Warnings: warnings.List()}
+	return Result{Found: true, Live: Project(live.Object, applied), Warnings: warnings.List()}
 }
 
 // DryRun asks the member whether it would accept the rendered object,
@@ -173,9 +168,9 @@ func DryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Optio
 		DryRun:       []string{metav1.DryRunAll},
 	})
 	if err != nil {
-		return Result{Status: StatusUpdateFailed, Err: explain(m, o, err, opts), Warnings: warnings.List()}
+		return Result{Err: explain(m, o, err, opts), Warnings: warnings.List()}
 	}
-	return Result{Status: StatusOK, Warnings: warnings.List()}
+	return Result{Warnings: warnings.List()}
 }
 
 // Read fetches the object and projects it onto applied, the object last
@@ -184,12 +179,25 @@ func DryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Optio
 func Read(ctx context.Context, m Member, o Object, applied map[string]any, opts Options) Result {
 	live, err := resourceClient(m.Clients, o).Get(ctx, o.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return Result{Status: StatusOK}
+		return Result{}
 	}
 	if err != nil {
-		return Result{Status: StatusClusterNotReady, Err: explain(m, o, err, opts)}
+		return Result{Err: explain(m, o, err, opts)}
 	}
-	return Result{Status: StatusOK, Found: true, Live: Project(live.Object, applied)}
+	return Result{Found: true, Live: Project(live.Object, applied)}
+}
+
+// Get fetches the object as the member holds it; found is false when it
+// does not exist there.
+func Get(ctx context.Context, m Member, o Object) (map[string]any, bool, error) {
+	live, err := resourceClient(m.Clients, o).Get(ctx, o.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, explain(m, o, err, Options{})
+	}
+	return live.Object, true, nil
 }
 
 // Remove deletes the object from the member or, when orphan is set, leaves
@@ -198,20 +206,18 @@ func Read(ctx context.Context, m Member, o Object, applied map[string]any, opts 
 func Remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) Result {
 	client := resourceClient(m.Clients, o)
 	var err error
-	status := StatusOK
 	if orphan {
 		// A merge patch rather than an apply: an apply without our fields
 		// would make the server remove them, which is what orphaning avoids.
 		patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, federation.ManagedLabel)
 		_, err = client.Patch(ctx, o.Name, k8stypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: opts.FieldManager})
-		status = StatusOrphaned
 	} else {
 		err = client.Delete(ctx, o.Name, metav1.DeleteOptions{})
 	}
 	if err != nil && !apierrors.IsNotFound(err) {
-		return Result{Status: StatusDeletionFailed, Err: explain(m, o, err, opts)}
+		return Result{Err: explain(m, o, err, opts)}
 	}
-	return Result{Status: status}
+	return Result{}
 }
 
 // explain turns an API error into one that says which cluster, what went
@@ -235,7 +241,7 @@ func explain(m Member, o Object, err error, opts Options) error {
 	if m.Clients != nil && m.Clients.Config != nil {
 		endpoint = m.Clients.Config.Host
 	}
-	return fmt.Errorf("%s: %w", o, kube.Explain(endpoint, err))
+	return fmt.Errorf("%s: %w", o, kube.ExplainWith(endpoint, err, member.Hints(m.Name)))
 }
 
 // explained replaces an API error's message with one that says what to do,
@@ -259,4 +265,31 @@ func conflictSummary(s metav1.Status) string {
 		parts = append(parts, fmt.Sprintf("field %s: %s", c.Field, c.Message))
 	}
 	return "conflicts: " + strings.Join(parts, "; ")
+}
+
+// Uncertain reports whether a failed write may still have taken effect:
+// the request was cut off in flight (a timeout or cancellation, a
+// connection lost before the answer) rather than refused by the member or
+// never sent (a refused connection, a failed TLS handshake, bad
+// credentials).
+func Uncertain(err error) bool {
+	if err == nil {
+		return false
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var dnsErr *net.DNSError
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dnsErr) {
+		return false
+	}
+	switch kube.Classify(err) {
+	case kube.FailureTLS, kube.FailureUnauthorized, kube.FailureForbidden:
+		return false
+	}
+	return true
 }

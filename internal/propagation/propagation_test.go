@@ -2,10 +2,21 @@ package propagation
 
 import (
 	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
 	"reflect"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func TestProjectKeepsOnlyAppliedFields(t *testing.T) {
@@ -64,7 +75,7 @@ func TestFanOutBoundsParallelismAndSortsResults(t *testing.T) {
 			t.Errorf("%s: no per-cluster deadline", m.Name)
 		}
 		time.Sleep(20 * time.Millisecond)
-		return Result{Status: StatusOK}
+		return Result{}
 	})
 	if peak.Load() > 2 {
 		t.Errorf("%d clusters at once, want at most 2", peak.Load())
@@ -174,5 +185,54 @@ func TestProjectFoldsSecretStringDataFromData(t *testing.T) {
 	live["data"].(map[string]any)["password"] = "Y2hhbmdlZA=="
 	if got := Project(live, applied); got["stringData"].(map[string]any)["password"] != "changed" {
 		t.Errorf("a password changed on the cluster reads as %#v", got["stringData"])
+	}
+}
+
+func TestFanOutMarksWorkNeverStartedAfterCancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	members := []Member{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	results := FanOut(ctx, members, Options{MaxParallel: 1}, func(ctx context.Context, m Member) Result {
+		cancel()
+		<-ctx.Done()
+		return Result{Err: ctx.Err()}
+	})
+	started := 0
+	for _, r := range results {
+		if !r.NotRun {
+			started++
+			if !errors.Is(r.Err, context.Canceled) {
+				t.Errorf("%s: %v", r.Cluster, r.Err)
+			}
+		}
+	}
+	if started != 1 {
+		t.Errorf("%d clusters started after the cancellation, want only the one running then: %+v", started, results)
+	}
+}
+
+func TestUncertain(t *testing.T) {
+	gr := schema.GroupResource{Resource: "configmaps"}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"no error", nil, false},
+		{"the member refused the object", apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "x", nil), false},
+		{"forbidden", apierrors.NewForbidden(gr, "x", errors.New("no")), false},
+		{"a server timeout may have been applied", apierrors.NewServerTimeout(gr, "patch", 1), true},
+		{"cancelled in flight", fmt.Errorf("patch: %w", &url.Error{Op: "Patch", URL: "https://m", Err: context.Canceled}), true},
+		{"deadline in flight", &url.Error{Op: "Patch", URL: "https://m", Err: context.DeadlineExceeded}, true},
+		{"connection lost before the answer", &url.Error{Op: "Patch", URL: "https://m", Err: io.EOF}, true},
+		{"connection refused: never sent", &url.Error{Op: "Patch", URL: "https://m", Err: &net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}, false},
+		{"unknown host: never sent", &url.Error{Op: "Patch", URL: "https://m", Err: &net.DNSError{Err: "no such host", Name: "m"}}, false},
+		{"bad certificate: never sent", &url.Error{Op: "Patch", URL: "https://m", Err: x509.UnknownAuthorityError{}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Uncertain(tt.err); got != tt.want {
+				t.Errorf("Uncertain(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 var (
@@ -26,7 +24,7 @@ type clustersDataSource struct {
 }
 
 type clustersDataSourceModel struct {
-	ClusterSelector *clusterSelectorModel `tfsdk:"cluster_selector"`
+	ClusterSelector types.Object          `tfsdk:"cluster_selector"`
 	Clusters        []clusterSummaryModel `tfsdk:"clusters"`
 	Names           []string              `tfsdk:"names"`
 }
@@ -66,18 +64,13 @@ func (d *clustersDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				ElementType: types.StringType,
 				Description: "Names of the registered clusters that match, sorted.",
 			},
-		},
-		Blocks: map[string]schema.Block{
-			"cluster_selector": clusterSelectorDataSourceBlock(),
+			"cluster_selector": clusterSelectorDataSourceAttribute(),
 		},
 	}
 }
 
 func (d *clustersDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	d.data = req.ProviderData.(*providerData)
+	d.data = providerDataOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *clustersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -86,20 +79,18 @@ func (d *clustersDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	selector := selectorFromModel(model.ClusterSelector)
-	if selector != nil {
-		if err := selector.Validate(); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("cluster_selector"), "Invalid cluster_selector", err.Error())
-			return
-		}
+	labelSelector, err := selectorOf(ctx, model.ClusterSelector)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("cluster_selector"), "Invalid cluster_selector", err.Error())
+		return
 	}
-
-	host, err := d.data.host(ctx)
+	selector := engineSelector(labelSelector)
+	reg, err := d.data.registry(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the federation's clusters from the host", err.Error())
 		return
 	}
-	records, err := registry.ListClusters(ctx, host.Dynamic, d.data.settings.FederationNamespace)
+	records, err := reg.ClusterRecords(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the federation's clusters from the host", err.Error())
 		return

@@ -2,17 +2,36 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-type diagnostics = diag.Diagnostics
-
 func listElements(v validator.String) validator.List {
 	return listvalidator.ValueStringsAre(v)
+}
+
+// fullyKnown reports whether v and everything inside it is known.
+func fullyKnown(v attr.Value) bool {
+	tv, err := v.ToTerraformValue(context.Background())
+	return err == nil && tv.IsFullyKnown()
+}
+
+// diagError turns the errors among diags into one error, for conversions
+// whose caller reports them at an attribute of its own.
+func diagError(diags diag.Diagnostics) error {
+	var msgs []string
+	for _, d := range diags.Errors() {
+		msgs = append(msgs, d.Summary()+": "+d.Detail())
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // optionalString is value read from the host for an optional attribute:
@@ -52,11 +71,48 @@ func optionalStringList(ctx context.Context, prior types.List, value []string, d
 	return out
 }
 
-// planGetter and stateSetter let Create and Update share one body.
-type planGetter interface {
-	Get(ctx context.Context, target any) diag.Diagnostics
+func stringSet(values []string) types.Set {
+	elems := make([]attr.Value, 0, len(values))
+	for _, v := range values {
+		elems = append(elems, types.StringValue(v))
+	}
+	return types.SetValueMust(types.StringType, elems)
 }
 
-type stateSetter interface {
-	Set(ctx context.Context, val any) diag.Diagnostics
+func stringMap(values map[string]string) types.Map {
+	elems := make(map[string]attr.Value, len(values))
+	for k, v := range values {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
+func setStrings(v types.Set) []string {
+	var out []string
+	if v.IsNull() || v.IsUnknown() {
+		return out
+	}
+	_ = v.ElementsAs(context.Background(), &out, false)
+	slices.Sort(out)
+	return out
+}
+
+func mapStrings(v types.Map) map[string]string {
+	out := map[string]string{}
+	if v.IsNull() || v.IsUnknown() {
+		return out
+	}
+	_ = v.ElementsAs(context.Background(), &out, false)
+	return out
+}
+
+func nullIfEmpty(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -35,7 +36,7 @@ type providerModel struct {
 	FederationNamespace types.String `tfsdk:"federation_namespace"`
 	FieldManager        types.String `tfsdk:"field_manager"`
 	MaxParallelClusters types.Int64  `tfsdk:"max_parallel_clusters"`
-	RequestTimeout      types.String `tfsdk:"request_timeout"`
+	RequestTimeout      timetypes.GoDuration `tfsdk:"request_timeout"`
 	QPS                 types.Int64  `tfsdk:"qps"`
 	Burst               types.Int64  `tfsdk:"burst"`
 	PlanValidation      types.String `tfsdk:"plan_validation"`
@@ -131,7 +132,9 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 			"request_timeout": schema.StringAttribute{
 				Optional:    true,
+				CustomType:  timetypes.GoDurationType{},
 				Description: "Timeout of each request to a cluster, as a Go duration such as `30s` or `1m`. Defaults to `30s`.",
+				Validators:  []validator.String{positiveDuration{}},
 			},
 			"qps": schema.Int64Attribute{
 				Optional: true,
@@ -227,12 +230,9 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 	}
 	s.Connection.Insecure = insecure
 
-	if raw := m.RequestTimeout.ValueString(); raw != "" {
-		timeout, err := time.ParseDuration(raw)
-		if err != nil || timeout <= 0 {
-			diags.AddAttributeError(path.Root("request_timeout"), "Invalid request_timeout",
-				fmt.Sprintf("%q is not a positive Go duration; write it like \"30s\" or \"2m\".", raw))
-		}
+	if !m.RequestTimeout.IsNull() && !m.RequestTimeout.IsUnknown() {
+		timeout, d := m.RequestTimeout.ValueGoDuration()
+		diags.Append(d...)
 		s.RequestTimeout = timeout
 	}
 	s.Connection.Timeout = s.RequestTimeout
@@ -268,4 +268,22 @@ func int64Or(v types.Int64, fallback int64) int64 {
 		return fallback
 	}
 	return v.ValueInt64()
+}
+
+// positiveDuration refuses a duration of zero or less, which would end
+// every request before it starts. The type checks the syntax.
+type positiveDuration struct{}
+
+func (positiveDuration) Description(context.Context) string { return "a positive Go duration" }
+
+func (v positiveDuration) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (positiveDuration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err == nil && d <= 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
+			fmt.Sprintf("%q is not a positive duration; write it like \"30s\" or \"2m\".", req.ConfigValue.ValueString()))
+	}
 }

@@ -1,10 +1,14 @@
 package provider
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -40,10 +44,6 @@ func TestSettings_errors(t *testing.T) {
 		env   map[string]string
 		want  string
 	}{
-		{"bad timeout", providerModel{Host: types.StringValue("h"), RequestTimeout: types.StringValue("soon")}, nil,
-			`"soon" is not a positive Go duration`},
-		{"negative timeout", providerModel{Host: types.StringValue("h"), RequestTimeout: types.StringValue("-1s")}, nil,
-			`"-1s" is not a positive Go duration`},
 		{"bad insecure env", providerModel{Host: types.StringValue("h")}, map[string]string{"KUBE_INSECURE": "maybe"},
 			`KUBE_INSECURE: "maybe" is not a boolean`},
 		{"exec without command", providerModel{Host: types.StringValue("h"), Exec: &execModel{
@@ -83,5 +83,25 @@ func TestSettings_nothingSetIsNotAnErrorYet(t *testing.T) {
 	s, diags := providerModel{}.settings()
 	if diags.HasError() || !s.Connection.IsEmpty() {
 		t.Fatalf("functions work without a host: %v", diags)
+	}
+}
+
+func TestRequestTimeoutIsCheckedAtValidate(t *testing.T) {
+	ctx := context.Background()
+	resp := &xattr.ValidateAttributeResponse{}
+	timetypes.NewGoDurationValueFromStringMust("1m").ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: path.Root("request_timeout")}, resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatalf("1m is a duration: %v", resp.Diagnostics)
+	}
+	bad := timetypes.GoDuration{StringValue: types.StringValue("soon")}
+	bad.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: path.Root("request_timeout")}, resp)
+	if !resp.Diagnostics.HasError() {
+		t.Error(`"soon" must be refused at validate`)
+	}
+	if got := stringError(t, positiveDuration{}, types.StringValue("-1s")); !strings.Contains(got, `"-1s" is not a positive duration`) {
+		t.Errorf("negative timeout: %q", got)
+	}
+	if got := stringError(t, positiveDuration{}, types.StringValue("30s")); got != "" {
+		t.Errorf("30s refused: %q", got)
 	}
 }

@@ -2,21 +2,21 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"strings"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"k8s.io/client-go/rest"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
 // providerData is what one provider instance shares among its resources and
-// data sources for the whole run: its settings and one set of clients per
-// cluster, so connections and discovery are reused.
+// data sources for the whole run: its settings, the host's clients, one set
+// of clients per member, and what the run knows across resources.
 type providerData struct {
 	settings settings
 	factory  kube.ClientFactory
@@ -36,38 +36,36 @@ type providerData struct {
 	bootstrapOnce sync.Once
 	bootstrapErr  error
 
-	// snapshot is the registered clusters as this run's plans see them:
-	// read once, then amended by the cluster resources planned in the run.
-	snapshotOnce sync.Once
-	snapshot     *registry.Snapshot
-	snapshotErr  error
-
-	// members holds one set of clients per member cluster, shared by every
-	// resource of the instance, so each member gets one HTTP client with
-	// kept-alive connections and one discovery cache for the run.
-	membersMu sync.Mutex
-	members   map[string]memberEntry
-
-	healthOnce sync.Once
-	health     map[string]registry.ClusterHealth
-
-	// types and hostNamespaces spare the host one request per federated
-	// object and step: a type found once stays found for the run, and a
-	// namespace made sure of once stays there.
-	types          sync.Map
-	hostNamespaces sync.Map
-
-	// order holds the selector placements planned so far in the run.
-	order planOrder
-}
-
-type memberEntry struct {
-	key     string
-	clients *kube.Clients
+	members *member.Pool
+	run     *runstate.Run
 }
 
 func newProviderData(s settings, factory kube.ClientFactory) *providerData {
-	return &providerData{settings: s, factory: factory}
+	d := &providerData{settings: s, factory: factory}
+	d.members = member.NewPool(factory, member.Settings{
+		QPS:            s.Connection.QPS,
+		Burst:          s.Connection.Burst,
+		RequestTimeout: s.RequestTimeout,
+		UserAgent:      s.Connection.UserAgent,
+	})
+	d.run = runstate.New(d.loadClusters)
+	return d
+}
+
+// providerDataOf checks what Terraform hands a resource's or data source's
+// Configure: nil before the provider is configured, else this provider's
+// data.
+func providerDataOf(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil
+	}
+	d, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data",
+			fmt.Sprintf("Expected the kubefed provider's data, got %T. This is a bug in the provider; please report it.", data))
+		return nil
+	}
+	return d
 }
 
 // hostKnown reports whether the host can be contacted in this phase.
@@ -126,120 +124,26 @@ func (d *providerData) bootstrappedRegistry(ctx context.Context) (*registry.Regi
 	return reg, nil
 }
 
-// clusterSnapshot returns the run's view of the registered clusters, read
-// from the host on first use. When the host cannot be contacted yet, it
-// starts empty and holds only the clusters planned in this run.
-func (d *providerData) clusterSnapshot(ctx context.Context) (*registry.Snapshot, error) {
-	d.snapshotOnce.Do(func() {
-		if !d.hostKnown() {
-			d.snapshot = registry.NewSnapshot(nil)
-			return
-		}
-		reg, err := d.registry(ctx)
-		if err != nil {
-			d.snapshotErr = err
-			return
-		}
-		d.snapshot, d.snapshotErr = reg.LoadSnapshot(ctx)
-	})
-	return d.snapshot, d.snapshotErr
+// snapshot returns the run's view of the registered clusters. When the host
+// cannot be contacted yet, it holds only the clusters planned in this run.
+func (d *providerData) snapshot(ctx context.Context) (*runstate.Snapshot, error) {
+	return d.run.Snapshot(ctx)
 }
 
-// probe asks a member for its health through the member's shared clients,
-// so the connection the probe opens serves the reads and writes that follow
-// in the same run.
-func (d *providerData) probe(ctx context.Context, name string, conn registry.Connection) registry.ProbeResult {
-	clients, err := d.memberClients(name, conn)
-	if err != nil || clients.HTTP == nil {
-		return registry.Probe(ctx, name, conn)
+// loadClusters reads the registered clusters for the run's snapshot.
+func (d *providerData) loadClusters(ctx context.Context) ([]registry.Cluster, error) {
+	if !d.hostKnown() {
+		return nil, nil
 	}
-	return registry.ProbeWithClient(ctx, name, conn.APIEndpoint, clients.HTTP)
-}
-
-// memberClients returns the clients of a member cluster, built on first use
-// and rebuilt only when its connection changes.
-func (d *providerData) memberClients(name string, conn registry.Connection) (*kube.Clients, error) {
-	key := connectionKey(conn)
-	d.membersMu.Lock()
-	defer d.membersMu.Unlock()
-	if e, ok := d.members[name]; ok && e.key == key {
-		return e.clients, nil
-	}
-	cfg, err := conn.RESTConfig()
-	if err != nil {
-		return nil, fmt.Errorf("cluster %q: %w", name, err)
-	}
-	cfg.QPS = d.settings.Connection.QPS
-	cfg.Burst = d.settings.Connection.Burst
-	cfg.Timeout = d.settings.RequestTimeout
-	cfg.UserAgent = d.settings.Connection.UserAgent
-	clients, err := d.factory.NewClients(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("cluster %q: %w", name, err)
-	}
-	if d.members == nil {
-		d.members = map[string]memberEntry{}
-	}
-	d.members[name] = memberEntry{key: key, clients: clients}
-	return clients, nil
-}
-
-// recordedHealth is each registered cluster's health as the registry
-// records it, read from the host once per provider instance, on first use.
-// Plans freeze clusters on it rather than on a probe of their own: the
-// record does not change between plan and apply (apply refreshes nothing),
-// so the plan Terraform re-checks at apply comes out the same, while a
-// probe there could differ. The cluster resources refresh the record, with
-// a probe, before the objects that depend on them are planned.
-func (d *providerData) recordedHealth(ctx context.Context, name string) (registry.ClusterHealth, bool) {
-	d.healthOnce.Do(func() {
-		d.health = map[string]registry.ClusterHealth{}
-		reg, err := d.registry(ctx)
-		if err != nil {
-			return
-		}
-		snapshot, err := reg.LoadSnapshot(ctx)
-		if err != nil {
-			return
-		}
-		for _, c := range snapshot.Clusters() {
-			d.health[c.Name] = c.Health
-		}
-	})
-	h, ok := d.health[name]
-	return h, ok
-}
-
-// connectionKey identifies a connection without keeping its secrets in
-// memory twice.
-func connectionKey(c registry.Connection) string {
-	h := sha256.New()
-	for _, part := range []string{c.APIEndpoint, string(c.CABundle), c.Token, string(c.ClientCertificate),
-		string(c.ClientKey), strings.Join(c.DisabledTLSValidations, ","), c.ProxyURL} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// federatedType returns the enabled type called name, reading it from the
-// host on first use; a type not found is asked again next time, since the
-// run may be enabling it.
-func (d *providerData) federatedType(ctx context.Context, reg *registry.Registry, name string) (*registry.FederatedType, error) {
-	if t, ok := d.types.Load(name); ok {
-		return t.(*registry.FederatedType), nil
-	}
-	t, err := reg.GetType(ctx, name)
+	reg, err := d.registry(ctx)
 	if err != nil {
 		return nil, err
 	}
-	d.types.Store(name, t)
-	return t, nil
+	return reg.Clusters(ctx)
 }
 
-// hostNamespaceEnsured reports whether namespace was made sure of in the
-// host in this run, and records that it is from now on.
-func (d *providerData) hostNamespaceEnsured(namespace string) bool {
-	_, loaded := d.hostNamespaces.LoadOrStore(namespace, true)
-	return loaded
+// federatedType returns the enabled type called name, read from the host
+// on first use.
+func (d *providerData) federatedType(ctx context.Context, reg *registry.Registry, name string) (*registry.FederatedType, error) {
+	return d.run.Type(ctx, name, reg.GetType)
 }

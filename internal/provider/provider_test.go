@@ -135,7 +135,7 @@ resource "kubefed_replica_scheduling_preference" "web" {
   namespace      = ` + acctest.Quote(namespace) + `
   name           = "web"
   total_replicas = 3
-  cluster_selector {
+  cluster_selector = {
     match_labels = { selects = "nothing" }
   }
 }

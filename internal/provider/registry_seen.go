@@ -4,13 +4,15 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
 // privateData is the part of the framework's private-state API used here.
 type privateData interface {
-	GetKey(ctx context.Context, key string) ([]byte, diagnostics)
-	SetKey(ctx context.Context, key string, value []byte) diagnostics
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
 // Terraform plans each resource twice: once for the plan the user sees, and
@@ -31,13 +33,13 @@ type privateData interface {
 const seenKey = "registered_at_read"
 
 // noteSeen records the clusters registered when the resource was read.
-func noteSeen(ctx context.Context, private privateData, names []string) diagnostics {
+func noteSeen(ctx context.Context, private privateData, names []string) diag.Diagnostics {
 	if names == nil {
 		names = []string{}
 	}
 	note, err := json.Marshal(names)
 	if err != nil {
-		var diags diagnostics
+		var diags diag.Diagnostics
 		diags.AddError("Cannot record the registered clusters", err.Error())
 		return diags
 	}
@@ -45,7 +47,7 @@ func noteSeen(ctx context.Context, private privateData, names []string) diagnost
 }
 
 // forgetSeen drops the note.
-func forgetSeen(ctx context.Context, private privateData) diagnostics {
+func forgetSeen(ctx context.Context, private privateData) diag.Diagnostics {
 	return private.SetKey(ctx, seenKey, nil)
 }
 
@@ -69,6 +71,6 @@ func seenAtRead(ctx context.Context, private privateData) map[string]bool {
 
 // registeredLater reports whether the plan leaves cluster c out: it was
 // registered after the resource was read, by someone else.
-func registeredLater(seen map[string]bool, c registry.SnapshotCluster) bool {
+func registeredLater(seen map[string]bool, c runstate.Cluster) bool {
 	return seen != nil && !c.InRun && !seen[c.Name]
 }

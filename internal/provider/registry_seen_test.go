@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
 type fakePrivate map[string][]byte
@@ -30,16 +31,16 @@ func TestRegisteredLaterLeavesOutOnlyOthersNewClusters(t *testing.T) {
 	if seen := seenAtRead(ctx, private); seen != nil {
 		t.Fatalf("no note: got %v, want nil", seen)
 	}
-	old := registry.SnapshotCluster{Cluster: registry.Cluster{Name: "old"}}
+	old := runstate.Cluster{Cluster: registry.Cluster{Name: "old"}}
 	if registeredLater(seenAtRead(ctx, private), old) {
 		t.Error("without a note every cluster counts")
 	}
 	noteSeen(ctx, private, []string{"old"})
 	seen := seenAtRead(ctx, private)
-	late := registry.SnapshotCluster{Cluster: registry.Cluster{Name: "late"}}
-	ours := registry.SnapshotCluster{Cluster: registry.Cluster{Name: "ours"}, InRun: true}
+	late := runstate.Cluster{Cluster: registry.Cluster{Name: "late"}}
+	ours := runstate.Cluster{Cluster: registry.Cluster{Name: "ours"}, InRun: true}
 	for _, c := range []struct {
-		cluster registry.SnapshotCluster
+		cluster runstate.Cluster
 		want    bool
 	}{{old, false}, {late, true}, {ours, false}} {
 		if got := registeredLater(seen, c.cluster); got != c.want {

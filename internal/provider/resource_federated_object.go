@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -19,17 +20,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*federatedObjectResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*federatedObjectResource)(nil)
-	_ resource.ResourceWithImportState = (*federatedObjectResource)(nil)
+	_ resource.ResourceWithConfigure      = (*federatedObjectResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*federatedObjectResource)(nil)
+	_ resource.ResourceWithImportState    = (*federatedObjectResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*federatedObjectResource)(nil)
 )
 
 // Deletion policies.
@@ -51,56 +55,11 @@ type federatedObjectResource struct {
 	data *providerData
 }
 
-type federatedObjectModel struct {
-	ID              types.String    `tfsdk:"id"`
-	Type            types.String    `tfsdk:"type"`
-	Template        templateValue   `tfsdk:"template"`
-	Placement       *placementModel `tfsdk:"placement"`
-	Overrides       []overrideModel `tfsdk:"overrides"`
-	ClusterReplicas types.Map       `tfsdk:"cluster_replicas"`
-	DeletionPolicy  types.String    `tfsdk:"deletion_policy"`
-	ForceConflicts  types.Bool      `tfsdk:"force_conflicts"`
-	Timeouts        *timeoutsModel  `tfsdk:"timeouts"`
-	PlacedClusters  types.Set       `tfsdk:"placed_clusters"`
-	Rendered        types.Map       `tfsdk:"rendered"`
-	ClusterStatus   types.Map       `tfsdk:"cluster_status"`
-}
-
-type placementModel struct {
-	Clusters        types.List            `tfsdk:"clusters"`
-	ClusterSelector *clusterSelectorModel `tfsdk:"cluster_selector"`
-}
-
-type overrideModel struct {
-	Cluster         types.String          `tfsdk:"cluster"`
-	ClusterSelector *clusterSelectorModel `tfsdk:"cluster_selector"`
-	Patches         []patchModel          `tfsdk:"patches"`
-}
-
-type patchModel struct {
-	Op    types.String `tfsdk:"op"`
-	Path  types.String `tfsdk:"path"`
-	Value types.String `tfsdk:"value"`
-}
-
-type timeoutsModel struct {
-	Create types.String `tfsdk:"create"`
-	Update types.String `tfsdk:"update"`
-	Delete types.String `tfsdk:"delete"`
-}
-
-// clusterStatusType is one entry of cluster_status.
-var clusterStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"status":  types.StringType,
-	"message": types.StringType,
-}}
-
 func (r *federatedObjectResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_federated_object"
 }
 
-func (r *federatedObjectResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	duration := []validator.String{stringvalidator.RegexMatches(durationPattern, "must be a Go duration such as \"30s\" or \"10m\"")}
+func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "A Kubernetes object federated to member clusters, KubeFed style: one template, a placement and per-cluster " +
 			"overrides. The plan shows, for each placed cluster, the exact object it receives (`rendered`); apply writes a " +
@@ -144,6 +103,43 @@ func (r *federatedObjectResource) Schema(_ context.Context, _ resource.SchemaReq
 					"compared decoded: a change of formatting alone changes no `rendered` object, so no cluster is touched, and " +
 					"reading a template back never shows its formatting as drift.",
 			},
+			"placement": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "Which member clusters receive the object, with KubeFed's semantics: `clusters` when set (an empty list " +
+					"selects none), otherwise the clusters `cluster_selector` matches (`cluster_selector = {}` matches all); without " +
+					"either, none.",
+				Attributes: map[string]schema.Attribute{
+					"clusters": schema.ListAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Names of registered clusters.",
+						Validators:  []validator.List{listElements(dnsLabelValidator{})},
+					},
+					"cluster_selector": clusterSelectorAttribute("Used when `clusters` is not set."),
+				},
+			},
+			"overrides": schema.ListNestedAttribute{
+				Optional: true,
+				Description: "Per-cluster changes, applied in order after the template (and the replica count): each rule targets " +
+					"one `cluster` by name or the clusters its `cluster_selector` matches. The same list works as the `overrides` " +
+					"argument of `provider::kubefed::render_object`.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"cluster":          schema.StringAttribute{Optional: true, Description: "Name of the cluster the rule targets."},
+					"cluster_selector": clusterSelectorAttribute("The clusters the rule targets."),
+					"patches": schema.ListNestedAttribute{
+						Required:    true,
+						Description: "RFC 6902 operations applied to the cluster's object.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"op": schema.StringAttribute{Optional: true, Description: "`add`, `replace` (the default) or `remove`.",
+								Validators: []validator.String{stringvalidator.OneOf("add", "replace", "remove")}},
+							"path": schema.StringAttribute{Required: true, Description: "JSON pointer, e.g. `/spec/replicas`.",
+								Validators: []validator.String{jsonPointerValidator{}}},
+							"value": schema.StringAttribute{Optional: true, CustomType: jsontypes.NormalizedType{},
+								Description: "The value as JSON text, e.g. `jsonencode(5)`; unset for `remove`."},
+						}},
+					},
+				}},
+			},
 			"cluster_replicas": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.Int64Type,
@@ -164,6 +160,12 @@ func (r *federatedObjectResource) Schema(_ context.Context, _ resource.SchemaReq
 				Default:     booldefault.StaticBool(false),
 				Description: "Take over fields that another field manager owns on a member instead of failing. Defaults to false.",
 			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{
+				Create: true, Update: true, Delete: true,
+				CreateDescription: "How long create may take, as a Go duration (`\"90s\"`, `\"10m\"`); defaults to 5m. The bound applies to every cluster on its own.",
+				UpdateDescription: "How long update may take; defaults to 5m.",
+				DeleteDescription: "How long delete may take; defaults to 5m.",
+			}),
 			"placed_clusters": schema.SetAttribute{
 				Computed:    true,
 				ElementType: types.StringType,
@@ -179,61 +181,19 @@ func (r *federatedObjectResource) Schema(_ context.Context, _ resource.SchemaReq
 			"cluster_status": schema.MapNestedAttribute{
 				Computed: true,
 				Description: "For each cluster, the outcome of the last apply: `status` in KubeFed's words (`OK`, `ClusterNotReady`, " +
-					"`CreationFailed`, `UpdateFailed`, `DeletionFailed`, `Orphaned`, ...) and a `message`.",
+					"`CreationFailed`, `UpdateFailed`, `DeletionFailed`, ...), or `Unknown` when a write was cut off in flight, " +
+					"and a `message`.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"status":  schema.StringAttribute{Computed: true, Description: "Propagation status, in KubeFed's words."},
 					"message": schema.StringAttribute{Computed: true, Description: "What went wrong, empty when nothing did."},
 				}},
 			},
 		},
-		Blocks: map[string]schema.Block{
-			"placement": schema.SingleNestedBlock{
-				Description: "Which member clusters receive the object, with KubeFed's semantics: `clusters` when set (an empty list " +
-					"selects none), otherwise the clusters `cluster_selector` matches (an empty block matches all); without either, none.",
-				Attributes: map[string]schema.Attribute{
-					"clusters": schema.ListAttribute{
-						Optional:    true,
-						ElementType: types.StringType,
-						Description: "Names of registered clusters.",
-					},
-				},
-				Blocks: map[string]schema.Block{"cluster_selector": clusterSelectorResourceBlock()},
-			},
-			"overrides": schema.ListNestedBlock{
-				Description: "Per-cluster changes, applied in order after the template (and the replica count): each rule targets " +
-					"one `cluster` by name or the clusters its `cluster_selector` matches.",
-				NestedObject: schema.NestedBlockObject{
-					Attributes: map[string]schema.Attribute{
-						"cluster": schema.StringAttribute{Optional: true, Description: "Name of the cluster the rule targets."},
-						"patches": schema.ListNestedAttribute{
-							Required:    true,
-							Description: "RFC 6902 operations applied to the cluster's object.",
-							NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-								"op":    schema.StringAttribute{Optional: true, Description: "`add`, `replace` (the default) or `remove`."},
-								"path":  schema.StringAttribute{Required: true, Description: "JSON pointer, e.g. `/spec/replicas`."},
-								"value": schema.StringAttribute{Optional: true, Description: "The value as JSON text, e.g. `jsonencode(5)`; unset for `remove`."},
-							}},
-						},
-					},
-					Blocks: map[string]schema.Block{"cluster_selector": clusterSelectorResourceBlock()},
-				},
-			},
-			"timeouts": schema.SingleNestedBlock{
-				Description: "How long create, update and delete may take, as Go durations; each defaults to 5m. The bound applies to every cluster on its own.",
-				Attributes: map[string]schema.Attribute{
-					"create": schema.StringAttribute{Optional: true, Description: "Timeout of create.", Validators: duration},
-					"update": schema.StringAttribute{Optional: true, Description: "Timeout of update.", Validators: duration},
-					"delete": schema.StringAttribute{Optional: true, Description: "Timeout of delete.", Validators: duration},
-				},
-			},
-		},
 	}
 }
 
-func (r *federatedObjectResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if req.ProviderData != nil {
-		r.data = req.ProviderData.(*providerData)
-	}
+func (r *federatedObjectResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *federatedObjectResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -242,300 +202,57 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, &plan, nil, timeoutOf(plan.Timeouts, func(t *timeoutsModel) types.String { return t.Create }), &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if r.write(ctx, &plan, nil, plan.Timeouts.Create, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
 	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
 }
 
 func (r *federatedObjectResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state federatedObjectModel
+	var plan, prior federatedObjectModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, &plan, &state, timeoutOf(plan.Timeouts, func(t *timeoutsModel) types.String { return t.Update }), &resp.Diagnostics)
+	if !r.write(ctx, &plan, &prior, plan.Timeouts.Update, &resp.Diagnostics) {
+		plan = prior
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
 }
 
-// apply carries out the plan: the changed clusters get their rendered
-// object, the clusters that left get theirs removed, in parallel; then the
-// host's Federated<Kind> records the spec and each cluster's status. plan
-// becomes the new state and records exactly what each cluster holds.
-func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federatedObjectModel, timeout time.Duration, diags *diagnostics) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	reg, err := r.data.bootstrappedRegistry(ctx)
-	if err != nil {
-		diags.AddError("Cannot write the federated object", err.Error())
-		return
-	}
-	in, inDiags := r.inputs(ctx, plan, true)
-	diags.Append(inDiags...)
+// write is the body Create and Update share: it applies the plan within
+// the operation's timeout and reports whether anything was written.
+func (r *federatedObjectResource) write(ctx context.Context, plan, prior *federatedObjectModel,
+	timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), diags *diag.Diagnostics) bool {
+	d, tdiags := timeout(ctx, defaultOperationTimeout)
+	diags.Append(tdiags...)
 	if diags.HasError() {
-		return
+		return false
 	}
-	snapshot, err := r.data.clusterSnapshot(ctx)
-	if err != nil {
-		diags.AddError("Cannot read the registered clusters", err.Error())
-		return
-	}
-	if plan.Rendered.IsUnknown() || plan.PlacedClusters.IsUnknown() {
-		// The plan left these to apply because an input was unknown then;
-		// now every input is known.
-		out := r.desired(ctx, in, snapshot, nil, false, diags)
-		if diags.HasError() {
-			return
-		}
-		plan.PlacedClusters = stringSet(out.placed)
-		plan.Rendered = stringMap(out.rendered)
-	}
-	plan.ID = types.StringValue(in.id)
-
-	placed := setStrings(plan.PlacedClusters)
-	want := mapStrings(plan.Rendered)
-	had := map[string]string{}
-	priorStatus := map[string]clusterStatus{}
-	if prior != nil {
-		had = mapStrings(prior.Rendered)
-		priorStatus = statusMap(prior.ClusterStatus)
-	}
-	opts := r.options(plan.ForceConflicts.ValueBool(), timeout)
-	orphan := plan.DeletionPolicy.ValueString() == deletionOrphan
-
-	type job struct {
-		apply   bool
-		payload []byte
-	}
-	jobs := map[string]job{}
-	status := map[string]clusterStatus{}
-	for cluster, display := range want {
-		if had[cluster] == display {
-			continue
-		}
-		payload, err := in.payload(snapshot, cluster, display)
-		if err != nil {
-			status[cluster] = clusterStatus{Status: propagation.StatusUpdateFailed, Message: err.Error()}
-			continue
-		}
-		jobs[cluster] = job{apply: true, payload: payload}
-	}
-	for cluster := range had {
-		if _, stays := want[cluster]; !stays && !slices.Contains(placed, cluster) {
-			jobs[cluster] = job{}
-		}
-	}
-
-	var members []propagation.Member
-	for _, cluster := range slices.Sorted(maps.Keys(jobs)) {
-		m, err := r.member(snapshot, cluster)
-		if errors.Is(err, errNotRegistered) && !jobs[cluster].apply {
-			diags.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", cluster),
-				fmt.Sprintf("%s stays on cluster %q: the cluster left the registry, so the provider cannot reach it to remove it.", in.object, cluster))
-			delete(had, cluster)
-			continue
-		}
-		if err != nil {
-			status[cluster] = clusterStatus{Status: failedStatus(jobs[cluster].apply, had[cluster] != ""), Message: err.Error()}
-			continue
-		}
-		members = append(members, m)
-	}
-	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		j := jobs[m.Name]
-		if j.apply {
-			return propagation.Apply(ctx, m, in.object, j.payload, had[m.Name] != "", opts)
-		}
-		return propagation.Remove(ctx, m, in.object, orphan, opts)
-	})
-
-	// The new state: what each cluster holds now.
-	now := maps.Clone(had)
-	for cluster, display := range want {
-		if had[cluster] == display {
-			status[cluster] = carriedStatus(priorStatus, cluster)
-		}
-	}
-	for _, res := range results {
-		addServerWarnings(diags, in.object, res)
-		if res.Err != nil {
-			status[res.Cluster] = clusterStatus{Status: res.Status, Message: res.Err.Error()}
-			continue
-		}
-		if jobs[res.Cluster].apply {
-			now[res.Cluster] = want[res.Cluster]
-			status[res.Cluster] = clusterStatus{Status: propagation.StatusOK}
-		} else {
-			delete(now, res.Cluster)
-		}
-	}
-	for _, cluster := range placed {
-		if _, ok := want[cluster]; !ok {
-			status[cluster] = clusterStatus{Status: propagation.StatusClusterNotReady,
-				Message: "the cluster was not ready when the plan was made; the next plan after it recovers places the object"}
-		}
-	}
-	plan.Rendered = stringMap(now)
-	plan.ClusterStatus = statusValue(status, diags)
-
-	hostStatus := map[string]string{}
-	for cluster, s := range status {
-		hostStatus[cluster] = s.Status
-	}
-	host := in.hostObject(hostStatus)
-	if err := reg.ApplyFederatedObject(ctx, in.ft, host, host.Namespace != "" && r.data.hostNamespaceEnsured(host.Namespace)); err != nil {
-		diags.AddError("Cannot write the federated object to the host", err.Error())
-	}
-
-	var failed []string
-	for _, cluster := range slices.Sorted(maps.Keys(status)) {
-		s := status[cluster]
-		if s.Message != "" && s.Status != propagation.StatusOK && s.Status != propagation.StatusClusterNotReady {
-			failed = append(failed, fmt.Sprintf("cluster %q (%s): %s", cluster, s.Status, s.Message))
-		}
-	}
-	if len(failed) > 0 {
-		diags.AddError(fmt.Sprintf("Propagation of %s failed on %d cluster(s)", in.object, len(failed)),
-			strings.Join(failed, "\n")+"\n\nThe other clusters were updated; the state records what each cluster holds, "+
-				"so the next plan shows only the remaining work.")
-	}
-}
-
-func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state federatedObjectModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the federated object from the host", err.Error())
-		return
-	}
-	importing := state.Template.IsNull()
-	if importing {
-		if !r.importFromHost(ctx, reg, &state, &resp.Diagnostics) {
-			if !resp.Diagnostics.HasError() {
-				resp.State.RemoveResource(ctx)
-			}
-			return
-		}
-	}
-	in, diags := r.inputs(ctx, &state, true)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-	if _, err := reg.GetFederatedObject(ctx, in.ft, hostNamespace, hostName); errors.Is(err, registry.ErrNotFound) {
-		tflog.Info(ctx, "the federated object is gone from the host; removing it from the state", map[string]any{"id": state.ID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	} else if err != nil {
-		resp.Diagnostics.AddError("Cannot read the federated object from the host", err.Error())
-		return
-	}
-	snapshot, err := r.data.clusterSnapshot(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
-		return
-	}
-
-	held := mapStrings(state.Rendered)
-	if importing {
-		// Nothing was applied by this state yet: the live objects are
-		// projected onto what the placement would send them.
-		out := r.desired(ctx, in, snapshot, nil, false, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		held = out.rendered
-		state.PlacedClusters = stringSet(out.placed)
-	}
-	now := r.readMembers(ctx, in, snapshot, held, &resp.Diagnostics)
-	state.Rendered = stringMap(now)
-	if !importing {
-		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
-	}
-	if state.ClusterStatus.IsNull() || state.ClusterStatus.IsUnknown() {
-		status := map[string]clusterStatus{}
-		for cluster := range now {
-			status[cluster] = clusterStatus{Status: propagation.StatusOK}
-		}
-		state.ClusterStatus = statusValue(status, &resp.Diagnostics)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-// readMembers fetches the object from each cluster in held, in parallel,
-// and returns what each holds, projected onto what was applied there. An
-// object deleted out of band drops out, so the plan re-creates it; an
-// unreachable cluster keeps its entry, with a warning.
-func (r *federatedObjectResource) readMembers(ctx context.Context, in *objectInputs, snapshot *registry.Snapshot, held map[string]string, diags *diagnostics) map[string]string {
-	now := map[string]string{}
-	applied := map[string]map[string]any{}
-	var members []propagation.Member
-	for _, cluster := range slices.Sorted(maps.Keys(held)) {
-		obj, err := decodeObject(held[cluster])
-		m, merr := r.member(snapshot, cluster)
-		if err != nil || merr != nil {
-			now[cluster] = held[cluster]
-			if merr != nil && !errors.Is(merr, errNotRegistered) {
-				diags.AddWarning(fmt.Sprintf("Cannot read %s on cluster %q", in.object, cluster), merr.Error())
-			}
-			continue
-		}
-		applied[cluster] = obj
-		members = append(members, m)
-	}
-	opts := r.options(false, r.data.settings.RequestTimeout)
-	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		return propagation.Read(ctx, m, in.object, applied[m.Name], opts)
-	})
-	for _, res := range results {
-		switch {
-		case res.Err != nil:
-			now[res.Cluster] = held[res.Cluster]
-			diags.AddWarning(fmt.Sprintf("Cluster %q could not be read", res.Cluster),
-				"The state keeps what the cluster last held. "+res.Err.Error())
-		case res.Found:
-			display, err := in.canonical(res.Live)
-			if err != nil {
-				now[res.Cluster] = held[res.Cluster]
-				diags.AddWarning(fmt.Sprintf("Cannot compare %s on cluster %q", in.object, res.Cluster), err.Error())
-				continue
-			}
-			now[res.Cluster] = display
-		}
-	}
-	return now
+	return r.apply(ctx, plan, prior, d, diags)
 }
 
 func (r *federatedObjectResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federatedObjectModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout := timeoutOf(state.Timeouts, func(t *timeoutsModel) types.String { return t.Delete })
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot remove the federated object", err.Error())
-		return
-	}
-	in, diags := r.inputs(ctx, &state, false)
+	timeout, diags := state.Timeouts.Delete(ctx, defaultOperationTimeout)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	snapshot, err := r.data.clusterSnapshot(ctx)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	in, diags := r.inputs(ctx, &state)
+	resp.Diagnostics.Append(diags...)
+	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
+	}
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	// The first half of a replacement leaves the object where the second
@@ -545,37 +262,51 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 		tflog.Info(ctx, "replacing the federated object in place: removing it only from the clusters that leave the placement",
 			map[string]any{"id": state.ID.ValueString(), "staying": staying})
 	}
+	r.removeFromMembers(ctx, in, snapshot, mapStrings(state.Rendered), staying, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || replaced {
+		return
+	}
+	r.removeFromHost(ctx, in, &resp.Diagnostics)
+}
+
+// removeFromMembers removes the object from every cluster that holds it,
+// except those in staying.
+func (r *federatedObjectResource) removeFromMembers(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
+	held map[string]string, staying []string, diags *diag.Diagnostics) {
 	var members []propagation.Member
-	for _, cluster := range slices.Sorted(maps.Keys(mapStrings(state.Rendered))) {
+	for _, cluster := range sortedKeys(held) {
 		if slices.Contains(staying, cluster) {
 			continue
 		}
 		m, err := r.member(snapshot, cluster)
 		if errors.Is(err, errNotRegistered) {
-			resp.Diagnostics.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", cluster),
+			diags.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", cluster),
 				fmt.Sprintf("%s stays on cluster %q: the cluster left the registry.", in.object, cluster))
 			continue
 		}
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("Cannot remove %s from cluster %q", in.object, cluster), err.Error())
+			diags.AddError(fmt.Sprintf("Cannot remove %s from cluster %q", in.object, cluster), err.Error())
 			continue
 		}
 		members = append(members, m)
 	}
-	opts := r.options(false, timeout)
-	orphan := state.DeletionPolicy.ValueString() == deletionOrphan
+	opts := r.options(false, 0)
 	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		return propagation.Remove(ctx, m, in.object, orphan, opts)
+		return propagation.Remove(ctx, m, in.object, in.orphan, opts)
 	})
 	if err := propagation.Errors(results); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Cannot remove %s from every cluster", in.object), err.Error())
+		diags.AddError(fmt.Sprintf("Cannot remove %s from every cluster", in.object), err.Error())
 	}
-	if resp.Diagnostics.HasError() || replaced {
-		return
+}
+
+func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) {
+	reg, err := r.data.registry(ctx)
+	if err == nil {
+		hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
+		err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName)
 	}
-	hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-	if err := reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName); err != nil {
-		resp.Diagnostics.AddError("Cannot remove the federated object from the host", err.Error())
+	if err != nil {
+		diags.AddError("Cannot remove the federated object from the host", err.Error())
 	}
 }
 
@@ -594,63 +325,12 @@ func (r *federatedObjectResource) ImportState(ctx context.Context, req resource.
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_conflicts"), false)...)
 }
 
-// options are the propagation settings of one operation.
-func (r *federatedObjectResource) options(force bool, timeout time.Duration) propagation.Options {
-	return propagation.Options{
-		FieldManager: r.data.settings.FieldManager,
-		Force:        force,
-		MaxParallel:  r.data.settings.MaxParallelClusters,
-		Timeout:      timeout,
+// priorObject is the state a plan starts from, or nil for a create.
+func priorObject(ctx context.Context, state tfsdk.State, diags *diag.Diagnostics) *federatedObjectModel {
+	if state.Raw.IsNull() {
+		return nil
 	}
-}
-
-var errNotRegistered = errors.New("the cluster is not registered")
-
-// member returns the cached clients of a registered cluster.
-func (r *federatedObjectResource) member(snapshot *registry.Snapshot, cluster string) (propagation.Member, error) {
-	c, ok := snapshot.Cluster(cluster)
-	if !ok {
-		return propagation.Member{}, fmt.Errorf("cluster %q: %w", cluster, errNotRegistered)
-	}
-	if c.Connection.APIEndpoint == "" {
-		return propagation.Member{}, fmt.Errorf("cluster %q has no API endpoint yet; it is registered in this run", cluster)
-	}
-	clients, err := r.data.memberClients(cluster, c.Connection)
-	if err != nil {
-		return propagation.Member{}, err
-	}
-	return propagation.Member{Name: cluster, Clients: clients}, nil
-}
-
-func failedStatus(apply, existed bool) string {
-	switch {
-	case !apply:
-		return propagation.StatusDeletionFailed
-	case existed:
-		return propagation.StatusUpdateFailed
-	default:
-		return propagation.StatusCreationFailed
-	}
-}
-
-func carriedStatus(prior map[string]clusterStatus, cluster string) clusterStatus {
-	if s, ok := prior[cluster]; ok && s.Status != propagation.StatusClusterNotReady {
-		return s
-	}
-	return clusterStatus{Status: propagation.StatusOK}
-}
-
-func timeoutOf(t *timeoutsModel, pick func(*timeoutsModel) types.String) time.Duration {
-	if t == nil {
-		return defaultOperationTimeout
-	}
-	v := pick(t)
-	if v.IsNull() || v.IsUnknown() {
-		return defaultOperationTimeout
-	}
-	d, err := time.ParseDuration(v.ValueString())
-	if err != nil || d <= 0 {
-		return defaultOperationTimeout
-	}
-	return d
+	prior := &federatedObjectModel{}
+	diags.Append(state.Get(ctx, prior)...)
+	return prior
 }

@@ -1,140 +1,23 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
-
-var durationPattern = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`)
-
-// objectInputs are a federated object's configuration, checked and turned
-// into the engine's and propagation's plain terms.
-type objectInputs struct {
-	id           string
-	ft           registry.FederatedType
-	identity     federation.Identity
-	object       propagation.Object
-	template     string
-	renderer     *federation.Renderer
-	placement    federation.Placement
-	placementSet bool
-	replicas     map[string]int64
-	overrides    []federation.OverrideRule
-	orphan       bool
-	// seen holds the clusters registered when refresh read the object;
-	// nil when it did not.
-	seen map[string]bool
-}
-
-// inputs checks the configuration. The type must be enabled in the host,
-// except at plan time when the template names a type the host serves under
-// that name: it is then most likely enabled by the same run.
-func (r *federatedObjectResource) inputs(ctx context.Context, m *federatedObjectModel, requireType bool) (*objectInputs, diagnostics) {
-	var diags diagnostics
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		diags.AddError("Cannot reach the host", err.Error())
-		return nil, diags
-	}
-	in := &objectInputs{template: m.Template.ValueString(), orphan: m.DeletionPolicy.ValueString() == deletionOrphan}
-	var head struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
-	_ = yaml.Unmarshal([]byte(in.template), &head)
-
-	typeName := m.Type.ValueString()
-	ft, err := r.data.federatedType(ctx, reg, typeName)
-	switch {
-	case errors.Is(err, registry.ErrNotFound) && !requireType && head.Kind != "":
-		target, rerr := reg.ResolveTarget(head.APIVersion, head.Kind, "", nil)
-		if rerr != nil || registry.TypeConfigName(target.Plural, target.Group) != typeName {
-			diags.AddAttributeError(path.Root("type"), "Type not enabled",
-				fmt.Sprintf("No FederatedTypeConfig %q in the host: enable the type with a kubefed_federated_type resource "+
-					"and set type to its name (e.g. kubefed_federated_type.x.name).", typeName))
-			return nil, diags
-		}
-		t := registry.NewFederatedType(target, registry.Enabled, registry.Disabled)
-		ft = &t
-		diags.AddAttributeWarning(path.Root("type"), "Type not enabled yet",
-			fmt.Sprintf("No FederatedTypeConfig %q in the host yet. The plan assumes this run enables it "+
-				"(a kubefed_federated_type resource this object depends on); otherwise apply fails.", typeName))
-	case errors.Is(err, registry.ErrNotFound):
-		diags.AddAttributeError(path.Root("type"), "Type not enabled",
-			fmt.Sprintf("No FederatedTypeConfig %q in the host: enable the type with a kubefed_federated_type resource.", typeName))
-		return nil, diags
-	case err != nil:
-		diags.AddError("Cannot read the federated type", err.Error())
-		return nil, diags
-	}
-	in.ft = *ft
-
-	rules, ok := overridesFromModel(m.Overrides, &diags)
-	if !ok {
-		return nil, diags
-	}
-	in.overrides = rules
-	in.renderer, err = federation.NewRenderer(federation.RenderSpec{
-		Template:   in.template,
-		Namespaced: ft.Target.Namespaced,
-		Overrides:  rules,
-	})
-	if err != nil {
-		addRenderError(&diags, err)
-		return nil, diags
-	}
-	in.identity = in.renderer.Identity()
-	gv, err := schema.ParseGroupVersion(in.identity.APIVersion)
-	if err != nil || gv.Group != ft.Target.Group || in.identity.Kind != ft.Target.Kind {
-		diags.AddAttributeError(path.Root("template"), "Template does not match the type",
-			fmt.Sprintf("The template is a %s %s, but type %q federates %s %s.", in.identity.APIVersion, in.identity.Kind,
-				typeName, ft.Target.APIVersion(), ft.Target.Kind))
-		return nil, diags
-	}
-	in.object = propagation.Object{
-		Resource: schema.GroupVersionResource{Group: gv.Group, Version: gv.Version, Resource: ft.Target.Plural},
-		Name:     in.identity.Name,
-	}
-	if ft.Target.Namespaced {
-		in.object.Namespace = in.identity.Namespace
-		in.id = typeName + "/" + in.identity.Namespace + "/" + in.identity.Name
-	} else {
-		in.id = typeName + "/" + in.identity.Name
-	}
-
-	if m.Placement != nil {
-		in.placementSet = true
-		if !m.Placement.Clusters.IsNull() {
-			in.placement.Clusters = []string{}
-			diags.Append(m.Placement.Clusters.ElementsAs(ctx, &in.placement.Clusters, false)...)
-		}
-		in.placement.Selector = selectorFromModel(m.Placement.ClusterSelector)
-	}
-	if !m.ClusterReplicas.IsNull() {
-		in.replicas = map[string]int64{}
-		diags.Append(m.ClusterReplicas.ElementsAs(ctx, &in.replicas, false)...)
-	}
-	return in, diags
-}
 
 // planned is what the plan computes for an object.
 type planned struct {
@@ -145,43 +28,160 @@ type planned struct {
 	objects map[string][]byte
 }
 
-// desired places the object and renders it for each placed cluster. While
-// planning, a placed cluster that does not answer its health probe is
-// frozen: it keeps its entry of prior, or gets none.
-func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs, snapshot *registry.Snapshot, prior map[string]string, planning bool, diags *diagnostics) planned {
-	out := planned{rendered: map[string]string{}, objects: map[string][]byte{}}
-	var registered []federation.Cluster
-	var upcoming []string
-	byName := map[string]registry.SnapshotCluster{}
-	var late []federation.Cluster
-	for _, c := range snapshot.Clusters() {
-		if registeredLater(in.seen, c) {
-			late = append(late, federation.Cluster{Name: c.Name, Labels: c.Labels})
+// ModifyPlan computes, from the registry snapshot and the engine, where the
+// object goes and what each cluster receives, and validates each changed
+// object with a server-side dry run on its member.
+func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.data == nil || req.Plan.Raw.IsNull() {
+		return
+	}
+	if reason := r.unknownReason(req.Config.Raw.IsFullyKnown()); reason != "" {
+		planUnknown(ctx, resp, reason)
+		return
+	}
+	var plan federatedObjectModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	prior := priorObject(ctx, req.State, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	in, diags := r.inputs(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	in.seen = seenAtRead(ctx, req.Private)
+	snapshot, err := r.data.snapshot(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
+		return
+	}
+	priorRendered := map[string]string{}
+	if prior != nil {
+		priorRendered = mapStrings(prior.Rendered)
+		r.data.run.PlannedWithPrior(prior.ID.ValueString())
+	}
+	out := r.desired(ctx, in, snapshot, priorRendered, true, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if in.placementSet {
+		r.data.run.PlannedPlacement(in.id, in.placement)
+	}
+	if prior != nil && !prior.ID.IsNull() && prior.ID.ValueString() != in.id {
+		// Another object: the old one must go from every cluster.
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("template"))
+	}
+	plan.ID = types.StringValue(in.id)
+	plan.PlacedClusters = stringSet(out.placed)
+	plan.Rendered = stringMap(out.rendered)
+	plan.ClusterStatus = plannedStatus(prior, out)
+	if r.data.settings.PlanValidation == PlanValidationServer {
+		r.dryRun(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), &resp.Diagnostics)
+	}
+	if prior == nil {
+		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, in.id, out.placed)...)
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// unknownReason says why placement and rendering wait for apply, or is
+// empty when they can be planned now.
+func (r *federatedObjectResource) unknownReason(configKnown bool) string {
+	switch {
+	case !configKnown:
+		return "An input of the federated object (template, placement, overrides or cluster_replicas) is not known until apply, " +
+			"so the clusters it lands on and the objects they receive are computed then."
+	case !r.data.hostKnown():
+		return "The host cluster cannot be contacted before apply (" + r.data.hostUnknownReason + "), so the registered clusters are not known yet."
+	}
+	return ""
+}
+
+func planUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, reason string) {
+	resp.Diagnostics.AddWarning("Placement and rendered objects known at apply", reason)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("placed_clusters"), types.SetUnknown(types.StringType))...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rendered"), types.MapUnknown(types.StringType))...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("cluster_status"), types.MapUnknown(clusterStatusType))...)
+}
+
+// plannedStatus keeps the prior status when nothing changes, and leaves it
+// to apply otherwise.
+func plannedStatus(prior *federatedObjectModel, out planned) types.Map {
+	if prior != nil && maps.Equal(mapStrings(prior.Rendered), out.rendered) &&
+		slices.Equal(setStrings(prior.PlacedClusters), out.placed) && !prior.ClusterStatus.IsUnknown() {
+		return prior.ClusterStatus
+	}
+	return types.MapUnknown(clusterStatusType)
+}
+
+// candidates are the clusters an object may be placed on, as the plan sees
+// them.
+type candidates struct {
+	registered []federation.Cluster
+	// upcoming are clusters planned in this run whose labels are known at
+	// apply only.
+	upcoming []string
+	// late are clusters registered by someone else after the object was
+	// last read: left to the next plan.
+	late   []federation.Cluster
+	byName map[string]runstate.Cluster
+}
+
+func candidatesOf(snapshot *runstate.Snapshot, seen map[string]bool) candidates {
+	c := candidates{byName: map[string]runstate.Cluster{}}
+	for _, cluster := range snapshot.Clusters() {
+		if registeredLater(seen, cluster) {
+			c.late = append(c.late, federation.Cluster{Name: cluster.Name, Labels: cluster.Labels})
 			continue
 		}
-		byName[c.Name] = c
-		if c.LabelsKnown {
-			registered = append(registered, federation.Cluster{Name: c.Name, Labels: c.Labels})
+		c.byName[cluster.Name] = cluster
+		if cluster.LabelsKnown {
+			c.registered = append(c.registered, federation.Cluster{Name: cluster.Name, Labels: cluster.Labels})
 		} else {
-			upcoming = append(upcoming, c.Name)
+			c.upcoming = append(c.upcoming, cluster.Name)
 		}
 	}
+	return c
+}
 
+// desired places the object and renders it for each placed cluster. While
+// planning, a placed cluster that is not ready is frozen: it keeps its entry
+// of prior, or gets none.
+func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot, prior map[string]string, planning bool, diags *diag.Diagnostics) planned {
+	view := candidatesOf(snapshot, in.seen)
+	placed, ok := r.place(in, view, diags)
+	if !ok {
+		return planned{}
+	}
+	if in.ft.Propagation == registry.Disabled {
+		// The type's propagation is off: the object stays in the host and
+		// no member is touched, neither to push nor to remove.
+		diags.AddAttributeWarning(path.Root("type"), "Propagation of the type is disabled",
+			fmt.Sprintf("Type %q has propagation = \"Disabled\": %s is kept in the host, and nothing is pushed to or removed from "+
+				"member clusters until propagation is enabled again.", in.ft.Name(), in.object))
+		return planned{placed: sortedKeys(prior), rendered: maps.Clone(prior), objects: map[string][]byte{}}
+	}
+	return r.renderPlaced(ctx, in, view, placed, prior, planning, diags)
+}
+
+// place selects the clusters the object goes to, from the placement and
+// cluster_replicas.
+func (r *federatedObjectResource) place(in *objectInputs, view candidates, diags *diag.Diagnostics) ([]string, bool) {
 	var placed []string
-	var err error
 	if in.placementSet {
-		placed, err = in.placement.Select(registered, upcoming)
-		if err != nil {
+		var err error
+		if placed, err = in.placement.Select(view.registered, view.upcoming); err != nil {
 			at := path.Root("placement").AtName("clusters")
 			var unknown *federation.UnknownClusterError
 			if !errors.As(err, &unknown) {
 				at = path.Root("placement").AtName("cluster_selector")
 			}
 			diags.AddAttributeError(at, "Invalid placement", err.Error())
-			return out
+			return nil, false
 		}
-		if len(late) > 0 && in.placement.Clusters == nil {
-			r.warnLate(in, registered, late, diags)
+		if len(view.late) > 0 && in.placement.Clusters == nil {
+			warnLate(in, view, diags)
 		}
 		if in.placement.Clusters == nil && in.placement.Selector != nil && len(placed) == 0 {
 			diags.AddAttributeWarning(path.Root("placement").AtName("cluster_selector"), "The cluster selector matches no cluster",
@@ -189,10 +189,10 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 		}
 	}
 	if in.replicas != nil {
-		keys, err := federation.Placement{Clusters: slices.Sorted(maps.Keys(in.replicas))}.Select(registered, upcoming)
+		keys, err := federation.Placement{Clusters: sortedKeys(in.replicas)}.Select(view.registered, view.upcoming)
 		if err != nil {
 			diags.AddAttributeError(path.Root("cluster_replicas"), "Invalid cluster_replicas", err.Error())
-			return out
+			return nil, false
 		}
 		if in.placementSet {
 			keys = slices.DeleteFunc(keys, func(c string) bool { return !slices.Contains(placed, c) })
@@ -202,23 +202,19 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 	if placed == nil {
 		placed = []string{}
 	}
-	if in.ft.Propagation == registry.Disabled {
-		// The type's propagation is off: the object stays in the host and
-		// no member is touched, neither to push nor to remove.
-		out.placed = slices.Sorted(maps.Keys(prior))
-		maps.Copy(out.rendered, prior)
-		diags.AddAttributeWarning(path.Root("type"), "Propagation of the type is disabled",
-			fmt.Sprintf("Type %q has propagation = \"Disabled\": %s is kept in the host, and nothing is pushed to or removed from "+
-				"member clusters until propagation is enabled again.", in.ft.Name(), in.object))
-		return out
-	}
-	out.placed = placed
+	return placed, true
+}
 
+// renderPlaced renders the object for each placed cluster, freezing the
+// ones not ready while planning.
+func (r *federatedObjectResource) renderPlaced(ctx context.Context, in *objectInputs, view candidates, placed []string,
+	prior map[string]string, planning bool, diags *diag.Diagnostics) planned {
+	out := planned{placed: placed, rendered: map[string]string{}, objects: map[string][]byte{}}
 	warned := false
 	for _, name := range placed {
-		c := byName[name]
+		c := view.byName[name]
 		if planning && !c.Planned {
-			if health, ok := r.data.recordedHealth(ctx, name); ok && !health.Ready {
+			if health, ok := r.data.run.Health(ctx, name); ok && !health.Ready {
 				if was, ok := prior[name]; ok {
 					out.rendered[name] = was
 				}
@@ -228,11 +224,7 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 				continue
 			}
 		}
-		var replicas *int64
-		if n, ok := in.replicas[name]; ok {
-			replicas = &n
-		}
-		rendered, err := in.renderer.Render(federation.Cluster{Name: name, Labels: c.Labels}, replicas)
+		rendered, err := in.render(federation.Cluster{Name: name, Labels: c.Labels})
 		if err != nil {
 			addRenderError(diags, err)
 			return out
@@ -251,12 +243,12 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 
 // warnLate names the clusters the placement would select that were
 // registered after the object was read, and so are left to the next plan.
-func (r *federatedObjectResource) warnLate(in *objectInputs, registered, late []federation.Cluster, diags *diagnostics) {
-	all, err := in.placement.Select(append(slices.Clone(registered), late...), nil)
+func warnLate(in *objectInputs, view candidates, diags *diag.Diagnostics) {
+	all, err := in.placement.Select(append(slices.Clone(view.registered), view.late...), nil)
 	if err != nil {
 		return
 	}
-	for _, c := range late {
+	for _, c := range view.late {
 		if slices.Contains(all, c.Name) {
 			diags.AddWarning(fmt.Sprintf("Cluster %q was registered after the object was last read", c.Name),
 				fmt.Sprintf("%s matches cluster %q, which was registered after the object was last read (refreshed): the plan "+
@@ -266,99 +258,20 @@ func (r *federatedObjectResource) warnLate(in *objectInputs, registered, late []
 	}
 }
 
-// ModifyPlan computes, from the registry snapshot and the engine, where the
-// object goes and what each cluster receives, and validates each changed
-// object with a server-side dry run on its member.
-func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if r.data == nil || req.Plan.Raw.IsNull() {
-		return
-	}
-	unknown := func(summary, detail string) {
-		resp.Diagnostics.AddWarning(summary, detail)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("placed_clusters"), types.SetUnknown(types.StringType))...)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rendered"), types.MapUnknown(types.StringType))...)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("cluster_status"), types.MapUnknown(clusterStatusType))...)
-	}
-	if !req.Config.Raw.IsFullyKnown() {
-		unknown("Placement and rendered objects known at apply",
-			"An input of the federated object (template, placement, overrides or cluster_replicas) is not known until apply, "+
-				"so the clusters it lands on and the objects they receive are computed then.")
-		return
-	}
-	if !r.data.hostKnown() {
-		unknown("Placement and rendered objects known at apply",
-			"The host cluster cannot be contacted before apply ("+r.data.hostUnknownReason+"), so the registered clusters are not known yet.")
-		return
-	}
-	var plan federatedObjectModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	var prior *federatedObjectModel
-	if !req.State.Raw.IsNull() {
-		prior = &federatedObjectModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	in, diags := r.inputs(ctx, &plan, false)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	in.seen = seenAtRead(ctx, req.Private)
-	snapshot, err := r.data.clusterSnapshot(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
-		return
-	}
-	priorRendered := map[string]string{}
-	if prior != nil {
-		priorRendered = mapStrings(prior.Rendered)
-	}
-	out := r.desired(ctx, in, snapshot, priorRendered, true, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if in.placementSet {
-		r.data.order.planned(in.id, in.placement)
-	}
-	if prior != nil && !prior.ID.IsNull() && prior.ID.ValueString() != in.id {
-		// Another object: the old one must go from every cluster.
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("template"))
-	}
-	plan.ID = types.StringValue(in.id)
-	plan.PlacedClusters = stringSet(out.placed)
-	plan.Rendered = stringMap(out.rendered)
-	if prior != nil && maps.Equal(priorRendered, out.rendered) && slices.Equal(setStrings(prior.PlacedClusters), out.placed) &&
-		!prior.ClusterStatus.IsUnknown() {
-		plan.ClusterStatus = prior.ClusterStatus
-	} else {
-		plan.ClusterStatus = types.MapUnknown(clusterStatusType)
-	}
-	if r.data.settings.PlanValidation == PlanValidationServer {
-		r.dryRun(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), &resp.Diagnostics)
-	}
-	if prior == nil {
-		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, in.id, out.placed)...)
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
 // dryRun sends each changed object to its member as a server-side dry-run
 // apply. Rejections of the object itself are errors; a member that cannot
 // run the dry run (unreachable, forbidden, a namespace or CRD created later
 // in the run) is a warning.
-func (r *federatedObjectResource) dryRun(ctx context.Context, in *objectInputs, snapshot *registry.Snapshot, out planned, prior map[string]string, force bool, diags *diagnostics) {
+func (r *federatedObjectResource) dryRun(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot, out planned,
+	prior map[string]string, force bool, diags *diag.Diagnostics) {
 	var members []propagation.Member
-	for _, name := range slices.Sorted(maps.Keys(out.objects)) {
+	for _, name := range sortedKeys(out.objects) {
 		if prior[name] == out.rendered[name] {
 			continue
 		}
-		m, err := r.member(snapshot, name)
-		if err != nil {
-			continue
+		if m, err := r.member(snapshot, name); err == nil {
+			members = append(members, m)
 		}
-		members = append(members, m)
 	}
 	opts := r.options(force, r.data.settings.RequestTimeout)
 	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
@@ -380,292 +293,4 @@ func (r *federatedObjectResource) dryRun(ctx context.Context, in *objectInputs, 
 		diags.AddWarning(fmt.Sprintf("Cluster %q could not validate the object", res.Cluster),
 			fmt.Sprintf("The server-side dry run was not possible, so the object is only checked at apply: %v", res.Err))
 	}
-}
-
-// payload is the object to send to cluster: the planned JSON itself, or,
-// for a Secret, whose plan shows digests, the same rendering redone with
-// the real values, which must show exactly as planned.
-func (in *objectInputs) payload(snapshot *registry.Snapshot, cluster, display string) ([]byte, error) {
-	c, _ := snapshot.Cluster(cluster)
-	var replicas *int64
-	if n, ok := in.replicas[cluster]; ok {
-		replicas = &n
-	}
-	rendered, err := in.renderer.Render(federation.Cluster{Name: cluster, Labels: c.Labels}, replicas)
-	if err == nil && rendered.Display == display {
-		return rendered.Object, nil
-	}
-	if in.identity.Kind != "Secret" {
-		return []byte(display), nil
-	}
-	return nil, errors.New("the Secret rendered at apply differs from the plan (the cluster's labels changed since); plan again")
-}
-
-// canonical is the engine's canonical, display-safe form of a live object.
-func (in *objectInputs) canonical(live map[string]any) (string, error) {
-	raw, err := json.Marshal(live)
-	if err != nil {
-		return "", err
-	}
-	rendered, err := federation.Render(federation.RenderSpec{Template: string(raw), Namespaced: in.ft.Target.Namespaced}, federation.Cluster{}, nil)
-	if err != nil {
-		return "", err
-	}
-	return rendered.Display, nil
-}
-
-// hostObject is the Federated<Kind> that records the object in the host.
-func (in *objectInputs) hostObject(status map[string]string) registry.FederatedObject {
-	namespace, name := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-	obj := registry.FederatedObject{
-		Namespace: namespace,
-		Name:      name,
-		Template:  kubeFedTemplate(in.template),
-		Placement: in.placement,
-		Overrides: in.overrides,
-		Orphan:    in.orphan,
-		Status:    status,
-	}
-	if !in.placementSet && in.replicas != nil {
-		obj.Placement.Clusters = slices.Sorted(maps.Keys(in.replicas))
-	}
-	return obj
-}
-
-// kubeFedTemplate is the template as KubeFed stores it: without apiVersion,
-// kind, name and namespace, which come from the type and the federated
-// object. Numbers stay as written.
-func kubeFedTemplate(text string) map[string]any {
-	js, err := yaml.YAMLToJSON([]byte(text))
-	if err != nil {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.UseNumber()
-	var obj map[string]any
-	if dec.Decode(&obj) != nil {
-		return nil
-	}
-	delete(obj, "apiVersion")
-	delete(obj, "kind")
-	if meta, ok := obj["metadata"].(map[string]any); ok {
-		delete(meta, "name")
-		delete(meta, "namespace")
-		if len(meta) == 0 {
-			delete(obj, "metadata")
-		}
-	}
-	return obj
-}
-
-// importFromHost fills the configuration of an imported object from its
-// Federated<Kind>, whether the provider or KubeFed wrote it. It returns
-// false when the object does not exist.
-func (r *federatedObjectResource) importFromHost(ctx context.Context, reg *registry.Registry, m *federatedObjectModel, diags *diagnostics) bool {
-	parts := strings.Split(m.ID.ValueString(), "/")
-	typeName, namespace, name := parts[0], "", parts[len(parts)-1]
-	if len(parts) == 3 {
-		namespace = parts[1]
-	}
-	ft, err := r.data.federatedType(ctx, reg, typeName)
-	if err != nil {
-		diags.AddAttributeError(path.Root("type"), "Cannot import the federated object", err.Error())
-		return false
-	}
-	hostNamespace, hostName := registry.FederatedObjectLocation(*ft, namespace, name)
-	fo, err := reg.GetFederatedObject(ctx, *ft, hostNamespace, hostName)
-	if errors.Is(err, registry.ErrNotFound) {
-		diags.AddError("Cannot import the federated object", err.Error())
-		return false
-	}
-	if err != nil {
-		diags.AddError("Cannot import the federated object", err.Error())
-		return false
-	}
-	template := maps.Clone(fo.Template)
-	if template == nil {
-		template = map[string]any{}
-	}
-	template["apiVersion"] = ft.Target.APIVersion()
-	template["kind"] = ft.Target.Kind
-	meta, _ := template["metadata"].(map[string]any)
-	meta = maps.Clone(meta)
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta["name"] = name
-	if ft.Target.Namespaced {
-		meta["namespace"] = namespace
-	}
-	template["metadata"] = meta
-	raw, err := json.Marshal(template)
-	if err != nil {
-		diags.AddError("Cannot import the federated object", err.Error())
-		return false
-	}
-	m.Template = templateValue{StringValue: types.StringValue(string(raw))}
-	if fo.Placement.Clusters != nil || fo.Placement.Selector != nil {
-		m.Placement = &placementModel{Clusters: types.ListNull(types.StringType), ClusterSelector: selectorToModel(fo.Placement.Selector)}
-		if fo.Placement.Clusters != nil {
-			m.Placement.Clusters, _ = types.ListValueFrom(ctx, types.StringType, fo.Placement.Clusters)
-		}
-	}
-	for _, rule := range fo.Overrides {
-		o := overrideModel{Cluster: types.StringNull(), ClusterSelector: selectorToModel(rule.Selector), Patches: []patchModel{}}
-		if rule.Cluster != "" {
-			o.Cluster = types.StringValue(rule.Cluster)
-		}
-		for _, p := range rule.Patches {
-			o.Patches = append(o.Patches, patchModel{Op: nullIfEmpty(p.Op), Path: types.StringValue(p.Path), Value: nullIfEmpty(p.Value)})
-		}
-		m.Overrides = append(m.Overrides, o)
-	}
-	m.ClusterReplicas = types.MapNull(types.Int64Type)
-	if fo.Orphan {
-		m.DeletionPolicy = types.StringValue(deletionOrphan)
-	}
-	m.Rendered = types.MapNull(types.StringType)
-	m.ClusterStatus = types.MapNull(clusterStatusType)
-	return true
-}
-
-func overridesFromModel(models []overrideModel, diags *diagnostics) ([]federation.OverrideRule, bool) {
-	rules := make([]federation.OverrideRule, 0, len(models))
-	for _, o := range models {
-		rule := federation.OverrideRule{Cluster: o.Cluster.ValueString(), Selector: selectorFromModel(o.ClusterSelector)}
-		for _, p := range o.Patches {
-			rule.Patches = append(rule.Patches, federation.Patch{Op: p.Op.ValueString(), Path: p.Path.ValueString(), Value: p.Value.ValueString()})
-		}
-		rules = append(rules, rule)
-	}
-	if err := federation.ValidateOverrides(rules); err != nil {
-		addRenderError(diags, err)
-		return nil, false
-	}
-	if len(rules) == 0 {
-		return nil, true
-	}
-	return rules, true
-}
-
-// addRenderError reports an engine error at the attribute that caused it.
-func addRenderError(diags *diagnostics, err error) {
-	var override *federation.OverrideError
-	if errors.As(err, &override) {
-		at := path.Root("overrides").AtListIndex(override.Rule)
-		if override.Patch >= 0 {
-			at = at.AtName("patches").AtListIndex(override.Patch)
-		}
-		diags.AddAttributeError(at, "Invalid override", err.Error())
-		return
-	}
-	diags.AddAttributeError(path.Root("template"), "Invalid template", err.Error())
-}
-
-func selectorFromModel(m *clusterSelectorModel) *federation.Selector {
-	if m == nil {
-		return nil
-	}
-	s := &federation.Selector{MatchLabels: m.MatchLabels}
-	for _, e := range m.MatchExpressions {
-		s.MatchExpressions = append(s.MatchExpressions, federation.Requirement{
-			Key: e.Key.ValueString(), Operator: e.Operator.ValueString(), Values: e.Values,
-		})
-	}
-	return s
-}
-
-func selectorToModel(s *federation.Selector) *clusterSelectorModel {
-	if s == nil {
-		return nil
-	}
-	m := &clusterSelectorModel{}
-	if len(s.MatchLabels) > 0 {
-		m.MatchLabels = s.MatchLabels
-	}
-	for _, e := range s.MatchExpressions {
-		m.MatchExpressions = append(m.MatchExpressions, matchExpressionModel{
-			Key: types.StringValue(e.Key), Operator: types.StringValue(e.Operator), Values: e.Values,
-		})
-	}
-	return m
-}
-
-// clusterStatus is one entry of cluster_status.
-type clusterStatus struct {
-	Status  string `tfsdk:"status"`
-	Message string `tfsdk:"message"`
-}
-
-func statusMap(v types.Map) map[string]clusterStatus {
-	out := map[string]clusterStatus{}
-	if v.IsNull() || v.IsUnknown() {
-		return out
-	}
-	_ = v.ElementsAs(context.Background(), &out, false)
-	return out
-}
-
-func statusValue(status map[string]clusterStatus, diags *diagnostics) types.Map {
-	v, d := types.MapValueFrom(context.Background(), clusterStatusType, status)
-	diags.Append(d...)
-	return v
-}
-
-func stringSet(values []string) types.Set {
-	elems := make([]attr.Value, 0, len(values))
-	for _, v := range values {
-		elems = append(elems, types.StringValue(v))
-	}
-	return types.SetValueMust(types.StringType, elems)
-}
-
-func stringMap(values map[string]string) types.Map {
-	elems := make(map[string]attr.Value, len(values))
-	for k, v := range values {
-		elems[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, elems)
-}
-
-func setStrings(v types.Set) []string {
-	var out []string
-	if v.IsNull() || v.IsUnknown() {
-		return out
-	}
-	_ = v.ElementsAs(context.Background(), &out, false)
-	slices.Sort(out)
-	return out
-}
-
-func mapStrings(v types.Map) map[string]string {
-	out := map[string]string{}
-	if v.IsNull() || v.IsUnknown() {
-		return out
-	}
-	_ = v.ElementsAs(context.Background(), &out, false)
-	return out
-}
-
-func nullIfEmpty(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}
-
-func decodeObject(text string) (map[string]any, error) {
-	var obj map[string]any
-	err := json.Unmarshal([]byte(text), &obj)
-	return obj, err
-}
-
-// addServerWarnings shows what a member's API server warned about the
-// object, once per cluster.
-func addServerWarnings(diags *diagnostics, object propagation.Object, res propagation.Result) {
-	if len(res.Warnings) == 0 {
-		return
-	}
-	diags.AddWarning(fmt.Sprintf("Cluster %q warns about %s", res.Cluster, object),
-		"The cluster's API server answered with these warnings:\n- "+strings.Join(res.Warnings, "\n- "))
 }

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
 
 // Replacing a federated object re-applies it over what the members hold
@@ -32,10 +34,10 @@ type replacement struct {
 
 // noteReplacement records, in the plan of a create, what the created object
 // will be.
-func noteReplacement(ctx context.Context, private privateData, id string, placed []string) diagnostics {
+func noteReplacement(ctx context.Context, private privateData, id string, placed []string) diag.Diagnostics {
 	note, err := json.Marshal(replacement{ID: id, Placed: placed})
 	if err != nil {
-		var diags diagnostics
+		var diags diag.Diagnostics
 		diags.AddError("Cannot plan the federated object", err.Error())
 		return diags
 	}
@@ -43,7 +45,7 @@ func noteReplacement(ctx context.Context, private privateData, id string, placed
 }
 
 // forgetReplacement keeps the note out of the state.
-func forgetReplacement(ctx context.Context, private privateData) diagnostics {
+func forgetReplacement(ctx context.Context, private privateData) diag.Diagnostics {
 	return private.SetKey(ctx, replacementKey, nil)
 }
 

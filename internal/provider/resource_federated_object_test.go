@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
@@ -80,8 +81,8 @@ func federatedNamespace(ns string) string {
 resource "kubefed_federated_object" "ns" {
   type     = kubefed_federated_type.namespaces.name
   template = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %q } })
-  placement {
-    cluster_selector {
+  placement = {
+    cluster_selector = {
       match_labels = { fotest = kubefed_federation_cluster.sf.labels.fotest }
     }
   }
@@ -169,19 +170,21 @@ resource "kubefed_federated_object" "cm" {
     metadata   = { name = "settings", namespace = %q }
     data       = { color = "blue" }
   })
-  placement {
+  placement = {
     %s
   }
-  overrides {
-    cluster = kubefed_federation_cluster.ny.name
-    patches = [{ path = "/data/color", value = jsonencode("green") }]
-  }
-  overrides {
-    cluster_selector {
-      match_labels = { region = "us-west" }
+  overrides = [
+    {
+      cluster = kubefed_federation_cluster.ny.name
+      patches = [{ path = "/data/color", value = jsonencode("green") }]
+    },
+    {
+      cluster_selector = {
+        match_labels = { region = "us-west" }
+      }
+      patches = [{ op = "add", path = "/data/coast", value = jsonencode("west") }]
     }
-    patches = [{ op = "add", path = "/data/coast", value = jsonencode("west") }]
-  }
+  ]
   %s
   depends_on = [kubefed_federated_object.ns]
 }
@@ -281,7 +284,7 @@ resource "kubefed_federated_object" "cm" {
 			},
 			{
 				// new-york leaves the placement; berlin joins by selector.
-				Config: config(`cluster_selector {
+				Config: config(`cluster_selector = {
       match_labels      = { fotest = "fo-cm" }
       match_expressions = [{ key = "region", operator = "In", values = ["us-west", "eu-central"] }]
     }`),
@@ -438,10 +441,12 @@ resource "kubefed_federated_object" "web" {
     }
   })
   cluster_replicas = { (kubefed_federation_cluster.sf.name) = 2, (kubefed_federation_cluster.ny.name) = 3 }
-  overrides {
-    cluster = kubefed_federation_cluster.ny.name
-    patches = [{ path = "/spec/template/spec/containers/0/image", value = jsonencode("nginx:1.27-alpine") }]
-  }
+  overrides = [
+    {
+      cluster = kubefed_federation_cluster.ny.name
+      patches = [{ path = "/spec/template/spec/containers/0/image", value = jsonencode("nginx:1.27-alpine") }]
+    }
+  ]
   depends_on = [kubefed_federated_object.ns]
 }
 
@@ -453,7 +458,7 @@ resource "kubefed_federated_object" "svc" {
     metadata   = { name = "web", namespace = %q }
     spec       = { selector = { app = "web" }, ports = [{ name = "http", port = 80, targetPort = 8080 }] }
   })
-  placement {
+  placement = {
     clusters = local.two.placement
   }
   depends_on = [kubefed_federated_object.ns]
@@ -469,7 +474,7 @@ resource "kubefed_federated_object" "secret" {
     data       = { password = base64encode(var.password) }
     stringData = { token = "token-${var.password}" }
   })
-  placement {
+  placement = {
     clusters = local.two.placement
   }
   depends_on = [kubefed_federated_object.ns]
@@ -483,7 +488,7 @@ resource "kubefed_federated_object" "gizmo" {
     metadata   = { name = "g", namespace = %q }
     spec       = { colour = "teal" }
   })
-  placement {
+  placement = {
     clusters = local.two.placement
   }
   depends_on = [kubefed_federated_object.ns]
@@ -593,7 +598,7 @@ func TestAccFederatedObject_memberDown(t *testing.T) {
 resource "kubefed_federated_object" "cm" {
   type     = kubefed_federated_type.configmaps.name
   template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = %q }, data = { color = %q } })
-  placement {
+  placement = {
     clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.berlin.name]
   }
   depends_on = [kubefed_federated_object.ns]
@@ -689,7 +694,7 @@ func TestAccFederatedObject_partialCreateReplacedInPlace(t *testing.T) {
 resource "kubefed_federated_object" "cm" {
   type     = kubefed_federated_type.configmaps.name
   template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = %q }, data = { color = "blue" } })
-  placement {
+  placement = {
     clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.berlin.name]
   }
   depends_on = [kubefed_federated_object.ns]
@@ -782,13 +787,13 @@ func (c registerBehindTerraform) CheckPlan(ctx context.Context, _ plancheck.Chec
 	m := acctest.Lab(c.t).Cluster(c.member)
 	cluster := registry.Cluster{
 		Name: c.name, Labels: c.labels, SecretName: registry.SecretNameFor(c.name),
-		Connection: registry.Connection{APIEndpoint: m.URL, CABundle: m.CAPEM, Token: m.Token},
+		Connection: member.Connection{APIEndpoint: m.URL, CABundle: m.CAPEM, Token: m.Token},
 	}
 	if err := reg.ApplyCluster(ctx, cluster); err != nil {
 		resp.Error = err
 		return
 	}
-	if _, err := reg.WriteHealth(ctx, c.name, registry.Probe(ctx, c.name, cluster.Connection)); err != nil {
+	if _, err := reg.WriteHealth(ctx, c.name, member.Probe(ctx, c.name, cluster.Connection)); err != nil {
 		resp.Error = err
 	}
 }
@@ -826,7 +831,7 @@ resource "kubefed_replica_scheduling_preference" "web" {
   name           = "web"
   total_replicas = %[4]d
   rebalance      = true
-  cluster_selector {
+  cluster_selector = {
     match_labels = { fotest = %[2]q }
   }
   depends_on = [kubefed_federation_cluster.sf, kubefed_federation_cluster.ny, kubefed_federated_type.deployments]
@@ -835,8 +840,8 @@ resource "kubefed_replica_scheduling_preference" "web" {
 resource "kubefed_federated_object" "ns" {
   type     = kubefed_federated_type.namespaces.name
   template = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %[1]q } })
-  placement {
-    cluster_selector {
+  placement = {
+    cluster_selector = {
       match_labels = { fotest = %[2]q }
     }
   }
@@ -846,8 +851,8 @@ resource "kubefed_federated_object" "ns" {
 resource "kubefed_federated_object" "cm" {
   type     = kubefed_federated_type.configmaps.name
   template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = %[1]q }, data = { color = %[3]q } })
-  placement {
-    cluster_selector {
+  placement = {
+    cluster_selector = {
       match_labels = { fotest = %[2]q }
     }
   }
@@ -908,7 +913,7 @@ resource "kubefed_federated_object" "cm" {
   type            = kubefed_federated_type.configmaps.name
   template        = `+encoder+`({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "kept", namespace = %q }, data = { a = "b" } })
   deletion_policy = "Orphan"
-  placement {
+  placement = {
     clusters = %s
   }
   depends_on = [kubefed_federated_object.ns]
@@ -978,13 +983,15 @@ func TestAccFederatedObject_importKubeFedObject(t *testing.T) {
 resource "kubefed_federated_object" "imported" {
   type     = kubefed_federated_type.configmaps.name
   template = jsonencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "legacy", namespace = %q, labels = { app = "old" } }, data = { k = "v" } })
-  placement {
+  placement = {
     clusters = [kubefed_federation_cluster.sf.name]
   }
-  overrides {
-    cluster = kubefed_federation_cluster.sf.name
-    patches = [{ path = "/data/k", value = jsonencode("x") }]
-  }
+  overrides = [
+    {
+      cluster = kubefed_federation_cluster.sf.name
+      patches = [{ path = "/data/k", value = jsonencode("x") }]
+    }
+  ]
   depends_on = [kubefed_federated_object.ns]
 }
 `, ns)
@@ -1085,7 +1092,7 @@ resource "kubefed_federated_object" "bad" {
 `, typ, template, rest)
 	}
 	cm := fmt.Sprintf(`yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "x", namespace = %q }, data = { a = "b" } })`, ns)
-	toSF := `placement {
+	toSF := `placement = {
     clusters = [kubefed_federation_cluster.sf.name]
   }`
 	planError := func(config string, phrases ...string) resource.TestStep {
@@ -1100,14 +1107,16 @@ resource "kubefed_federated_object" "bad" {
 			planError(object("kubefed_federated_type.configmaps.name", `yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "x" } })`, toSF),
 				"Invalid template", "namespace"),
 			planError(object("kubefed_federated_type.configmaps.name", `"kind: [unclosed"`, toSF), "Invalid template"),
-			planError(object("kubefed_federated_type.configmaps.name", cm, `placement {
+			planError(object("kubefed_federated_type.configmaps.name", cm, `placement = {
     clusters = ["atlantis"]
   }`), "Invalid placement", "atlantis"),
 			planError(object("kubefed_federated_type.configmaps.name", cm, toSF+`
-  overrides {
-    cluster = kubefed_federation_cluster.sf.name
-    patches = [{ path = "/metadata/name", value = jsonencode("other") }]
-  }`), "Invalid override", "metadata"),
+  overrides = [
+    {
+      cluster = kubefed_federation_cluster.sf.name
+      patches = [{ path = "/metadata/name", value = jsonencode("other") }]
+    }
+  ]`), "Invalid override", "metadata"),
 			planError(object("kubefed_federated_type.services.name",
 				fmt.Sprintf(`yamlencode({ apiVersion = "v1", kind = "Service", metadata = { name = "s", namespace = %q }, spec = { ports = [{ port = 99999 }] } })`, ns), toSF),
 				`Cluster "`+prefix+`-sf" rejects the object`, "99999"),
@@ -1171,7 +1180,7 @@ resource "terraform_data" "colour" {
 resource "kubefed_federated_object" "cm" {
   type     = kubefed_federated_type.configmaps.name
   template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "late", namespace = %q }, data = { colour = terraform_data.colour.output } })
-  placement {
+  placement = {
     clusters = [kubefed_federation_cluster.ny.name]
   }
   depends_on = [kubefed_federated_object.ns]
@@ -1218,8 +1227,8 @@ resource "kubefed_federated_object" "cm" {
     metadata   = { name = "quiet", namespace = %q }
     data       = { color = "blue" }
   })
-  placement {
-    cluster_selector {}
+  placement = {
+    cluster_selector = {}
   }
   depends_on = [kubefed_federation_cluster.sf, kubefed_federation_cluster.ny, kubefed_federation_cluster.berlin]
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -121,10 +122,8 @@ func (r *federatedTypeResource) Schema(_ context.Context, _ resource.SchemaReque
 	}
 }
 
-func (r *federatedTypeResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if req.ProviderData != nil {
-		r.data = req.ProviderData.(*providerData)
-	}
+func (r *federatedTypeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataOf(req.ProviderData, &resp.Diagnostics)
 }
 
 // ModifyPlan resolves the type's plural and scope, so that the names of the
@@ -162,16 +161,24 @@ func (r *federatedTypeResource) ModifyPlan(ctx context.Context, req resource.Mod
 	setTypeComputed(&plan, ft)
 	// Objects planned after this type see it as planned, so that one run can
 	// enable a type, or turn its propagation off, and plan its objects.
-	r.data.types.Store(ft.Name(), &ft)
+	r.data.run.PlanType(ft)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
 func (r *federatedTypeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	var plan federatedTypeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if r.write(ctx, &plan, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
 }
 
 func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.apply(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	var plan federatedTypeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if r.write(ctx, &plan, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
 }
 
 func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -238,30 +245,30 @@ func (r *federatedTypeResource) resolve(ctx context.Context, apiVersion, kind, p
 	return target, err
 }
 
-func (r *federatedTypeResource) apply(ctx context.Context, planData planGetter, state stateSetter, diags *diagnostics) {
-	var plan federatedTypeModel
-	diags.Append(planData.Get(ctx, &plan)...)
+// write is the body Create and Update share: it writes the planned type
+// and fills its computed attributes, reporting whether it did.
+func (r *federatedTypeResource) write(ctx context.Context, plan *federatedTypeModel, diags *diag.Diagnostics) bool {
 	if diags.HasError() {
-		return
+		return false
 	}
 	reg, err := r.data.bootstrappedRegistry(ctx)
 	if err != nil {
 		diags.AddError("Cannot write the federated type to the host", err.Error())
-		return
+		return false
 	}
 	// Resolved again because the plan may have left it to apply.
 	target, err := r.resolve(ctx, plan.TargetAPIVersion.ValueString(), plan.TargetKind.ValueString(), plan.TargetPlural.ValueString(), plan.Namespaced.ValueBoolPointer())
 	if err != nil {
 		diags.AddAttributeError(path.Root("target_kind"), "Cannot resolve the type to federate", err.Error())
-		return
+		return false
 	}
 	ft := registry.NewFederatedType(target, plan.Propagation.ValueString(), plan.StatusCollection.ValueString())
 	if err := reg.ApplyType(ctx, ft); err != nil {
 		diags.AddError("Cannot write the federated type to the host", err.Error())
-		return
+		return false
 	}
-	setTypeComputed(&plan, ft)
-	diags.Append(state.Set(ctx, &plan)...)
+	setTypeComputed(plan, ft)
+	return true
 }
 
 func setTypeComputed(m *federatedTypeModel, ft registry.FederatedType) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
@@ -166,10 +168,8 @@ func (r *federationClusterResource) ConfigValidators(context.Context) []resource
 	return []resource.ConfigValidator{credentialsValidator{}}
 }
 
-func (r *federationClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if req.ProviderData != nil {
-		r.data = req.ProviderData.(*providerData)
-	}
+func (r *federationClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataOf(req.ProviderData, &resp.Diagnostics)
 }
 
 // ModifyPlan records the planned cluster in the provider's snapshot, so that
@@ -184,7 +184,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		prior = &federationClusterModel{}
 		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
 	}
-	snapshot, err := r.data.clusterSnapshot(ctx)
+	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		// The cluster's own plan does not need the snapshot; refresh reports
 		// an unreachable host with its own diagnostic.
@@ -238,8 +238,8 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 
 // warnPlannedBefore names the selector-placed objects planned before this
 // cluster whose placement of it its planned labels change.
-func (r *federationClusterResource) warnPlannedBefore(name string, before, after map[string]string, diags *diagnostics) {
-	missed := r.data.order.missed(name, before, after)
+func (r *federationClusterResource) warnPlannedBefore(name string, before, after map[string]string, diags *diag.Diagnostics) {
+	missed := r.data.run.Missed(name, before, after)
 	if len(missed) == 0 {
 		return
 	}
@@ -317,10 +317,12 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 		state.RequireReady = types.BoolValue(true)
 	}
 
-	probe := r.data.probe(ctx, name, cluster.Connection)
+	probe := r.data.members.Probe(ctx, name, cluster.Connection)
 	health, err := reg.WriteHealth(ctx, name, probe)
 	if err != nil {
 		tflog.Warn(ctx, "cannot record the probe in the KubeFedCluster's status", map[string]any{"cluster": name, "error": err.Error()})
+	} else {
+		r.data.run.RecordHealth(name, health)
 	}
 	setHealth(&state, health)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -351,11 +353,11 @@ func (r *federationClusterResource) ImportState(ctx context.Context, req resourc
 // that is not healthy when require_ready says so, and only then writes the
 // Secret, the KubeFedCluster and its status: a failed create leaves nothing
 // behind and a failed update keeps the old credentials.
-func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, diags *diagnostics) {
+func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, diags *diag.Diagnostics) {
 	cluster := registry.Cluster{
 		Name:       plan.Name.ValueString(),
 		SecretName: plan.SecretName.ValueString(),
-		Connection: registry.Connection{
+		Connection: member.Connection{
 			APIEndpoint:       plan.APIEndpoint.ValueString(),
 			CABundle:          []byte(plan.CABundle.ValueString()),
 			Token:             plan.Token.ValueString(),
@@ -370,7 +372,7 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		return
 	}
 
-	probe := r.data.probe(ctx, cluster.Name, cluster.Connection)
+	probe := r.data.members.Probe(ctx, cluster.Name, cluster.Connection)
 	tflog.Debug(ctx, "probed member cluster", map[string]any{
 		"cluster": cluster.Name, "endpoint": cluster.Connection.APIEndpoint, "reason": probe.Reason,
 	})
@@ -392,9 +394,11 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 	health, err := reg.WriteHealth(ctx, cluster.Name, probe)
 	if err != nil {
 		diags.AddWarning("Cannot record the cluster's health in the host", err.Error())
+	} else {
+		r.data.run.RecordHealth(cluster.Name, health)
 	}
 	cluster.Health = health
-	if snapshot, err := r.data.clusterSnapshot(ctx); err == nil {
+	if snapshot, err := r.data.snapshot(ctx); err == nil {
 		snapshot.Applied(cluster)
 	}
 	plan.ID = plan.Name

@@ -133,7 +133,7 @@ resource "kubefed_federation_cluster" "ny" {
 				// The data source filters the registry with a selector.
 				Config: configWith(`{ region = "us-west" }`, berlinWithCertificate) + `
 data "kubefed_clusters" "us" {
-  cluster_selector {
+  cluster_selector = {
     match_expressions = [{ key = "region", operator = "In", values = ["us-west", "us-east"] }]
   }
   depends_on = [kubefed_federation_cluster.sf, kubefed_federation_cluster.ny, kubefed_federation_cluster.berlin]

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -44,19 +45,19 @@ type replicaSchedulingPreferenceResource struct {
 }
 
 type replicaSchedulingPreferenceModel struct {
-	ID               types.String          `tfsdk:"id"`
-	Namespace        types.String          `tfsdk:"namespace"`
-	Name             types.String          `tfsdk:"name"`
-	TargetKind       types.String          `tfsdk:"target_kind"`
-	ReplicasPath     types.String          `tfsdk:"replicas_path"`
-	TotalReplicas    types.Int64           `tfsdk:"total_replicas"`
-	Rebalance        types.Bool            `tfsdk:"rebalance"`
-	Strategy         types.String          `tfsdk:"strategy"`
-	Clusters         types.Map             `tfsdk:"clusters"`
-	ClusterSelector  *clusterSelectorModel `tfsdk:"cluster_selector"`
-	Replicas         types.Map             `tfsdk:"replicas"`
-	UnplacedReplicas types.Int64           `tfsdk:"unplaced_replicas"`
-	ExcludedClusters types.Map             `tfsdk:"excluded_clusters"`
+	ID               types.String `tfsdk:"id"`
+	Namespace        types.String `tfsdk:"namespace"`
+	Name             types.String `tfsdk:"name"`
+	TargetKind       types.String `tfsdk:"target_kind"`
+	ReplicasPath     types.String `tfsdk:"replicas_path"`
+	TotalReplicas    types.Int64  `tfsdk:"total_replicas"`
+	Rebalance        types.Bool   `tfsdk:"rebalance"`
+	Strategy         types.String `tfsdk:"strategy"`
+	Clusters         types.Map    `tfsdk:"clusters"`
+	ClusterSelector  types.Object `tfsdk:"cluster_selector"`
+	Replicas         types.Map    `tfsdk:"replicas"`
+	UnplacedReplicas types.Int64  `tfsdk:"unplaced_replicas"`
+	ExcludedClusters types.Map    `tfsdk:"excluded_clusters"`
 }
 
 type clusterPreferenceModel struct {
@@ -175,18 +176,14 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				ElementType: types.StringType,
 				Description: "Candidates left out because they were not ready when planning, with the reason.",
 			},
-		},
-		Blocks: map[string]schema.Block{
-			"cluster_selector": clusterSelectorResourceBlockWith("The candidates are the registered clusters that match. " +
+			"cluster_selector": clusterSelectorAttribute("The candidates are the registered clusters that match. " +
 				"Absent means every registered cluster."),
 		},
 	}
 }
 
-func (r *replicaSchedulingPreferenceResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if req.ProviderData != nil {
-		r.data = req.ProviderData.(*providerData)
-	}
+func (r *replicaSchedulingPreferenceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -202,12 +199,6 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 	}
 
-	if selector := selectorFromModel(plan.ClusterSelector); selector != nil {
-		if err := selector.Validate(); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("cluster_selector"), "Invalid cluster_selector", err.Error())
-			return
-		}
-	}
 	in, known, diags := plan.plannerInput(ctx)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -259,7 +250,7 @@ func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req re
 
 // save writes what the plan says, split included, and records it as state:
 // apply never recomputes the split.
-func (r *replicaSchedulingPreferenceResource) save(ctx context.Context, planned tfsdk.Plan, state *tfsdk.State, diags *diagnostics) {
+func (r *replicaSchedulingPreferenceResource) save(ctx context.Context, planned tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
 	var plan replicaSchedulingPreferenceModel
 	diags.Append(planned.Get(ctx, &plan)...)
 	if diags.HasError() {
@@ -300,7 +291,7 @@ func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req reso
 	}
 	resp.Diagnostics.Append(state.fromStored(ctx, stored)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	if snapshot, err := r.data.clusterSnapshot(ctx); err == nil {
+	if snapshot, err := r.data.snapshot(ctx); err == nil {
 		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
 	}
 }
@@ -333,7 +324,7 @@ func (r *replicaSchedulingPreferenceResource) ImportState(ctx context.Context, r
 }
 
 // write stores the preference, with the split the plan computed, in the host.
-func (r *replicaSchedulingPreferenceResource) write(ctx context.Context, plan *replicaSchedulingPreferenceModel, diags *diagnostics) {
+func (r *replicaSchedulingPreferenceResource) write(ctx context.Context, plan *replicaSchedulingPreferenceModel, diags *diag.Diagnostics) {
 	reg, err := r.data.bootstrappedRegistry(ctx)
 	if err != nil {
 		diags.AddError("Cannot write the replica scheduling preference", err.Error())
@@ -353,7 +344,7 @@ func (r *replicaSchedulingPreferenceResource) write(ctx context.Context, plan *r
 // targetSelector reads the placement selector of the federated object that
 // a KubeFed preference with intersectWithClusterSelector refers to.
 func (r *replicaSchedulingPreferenceResource) targetSelector(ctx context.Context, reg *registry.Registry,
-	stored *registry.SchedulingPreference, diags *diagnostics) *metav1.LabelSelector {
+	stored *registry.SchedulingPreference, diags *diag.Diagnostics) *metav1.LabelSelector {
 	t, err := reg.TypeOfFederatedKind(ctx, stored.TargetKind)
 	if err == nil {
 		var selector *metav1.LabelSelector

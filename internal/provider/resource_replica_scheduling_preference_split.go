@@ -12,14 +12,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/scheduling"
 )
 
@@ -108,13 +107,16 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	if !r.data.hostKnown() {
 		return result, nil, errors.New("the host cluster is not known yet")
 	}
-	snapshot, err := r.data.clusterSnapshot(ctx)
+	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		return result, nil, fmt.Errorf("cannot read the registered clusters: %w", err)
 	}
-	selector := selectorFromModel(m.ClusterSelector)
+	selector, err := selectorOf(ctx, m.ClusterSelector)
+	if err != nil {
+		return result, nil, err
+	}
 
-	var candidates []registry.SnapshotCluster
+	var candidates []runstate.Cluster
 	registered := map[string]bool{}
 	for _, c := range snapshot.Clusters() {
 		if registeredLater(seen, c) {
@@ -124,13 +126,13 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 			continue
 		}
 		registered[c.Name] = true
-		if !c.LabelsKnown && m.ClusterSelector != nil {
+		if !c.LabelsKnown && selector != nil {
 			return result, nil, fmt.Errorf("the labels of cluster %q are only known at apply", c.Name)
 		}
 		if selector == nil {
 			candidates = append(candidates, c)
-		} else if selected, _ := selector.Matches(c.Labels); selected {
-			// An invalid selector failed the plan before this point.
+		} else if selected, _ := engineSelector(selector).Matches(c.Labels); selected {
+			// An invalid selector failed validation before this point.
 			candidates = append(candidates, c)
 		}
 	}
@@ -174,11 +176,11 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 // the resource once more at apply, and an inconsistent plan with it.
 // Clusters planned in this run count as ready: their registration fails at
 // apply when they are not.
-func (r *replicaSchedulingPreferenceResource) probe(ctx context.Context, candidates []registry.SnapshotCluster,
-	excluded map[string]string) []registry.SnapshotCluster {
-	var ready []registry.SnapshotCluster
+func (r *replicaSchedulingPreferenceResource) probe(ctx context.Context, candidates []runstate.Cluster,
+	excluded map[string]string) []runstate.Cluster {
+	var ready []runstate.Cluster
 	for _, c := range candidates {
-		health, recorded := r.data.recordedHealth(ctx, c.Name)
+		health, recorded := r.data.run.Health(ctx, c.Name)
 		if c.Planned || !recorded || health.Ready {
 			ready = append(ready, c)
 			continue
@@ -196,7 +198,7 @@ func (r *replicaSchedulingPreferenceResource) probe(ctx context.Context, candida
 // object, as KubeFed does, so that running replicas can stay where they are.
 // A cluster without the object runs 0.
 func (r *replicaSchedulingPreferenceResource) currentReplicas(ctx context.Context, m *replicaSchedulingPreferenceModel,
-	ready []registry.SnapshotCluster, warnings []planWarning) (map[string]int64, []planWarning) {
+	ready []runstate.Cluster, warnings []planWarning) (map[string]int64, []planWarning) {
 	current := map[string]int64{}
 	reg, err := r.data.registry(ctx)
 	if err != nil {
@@ -241,26 +243,21 @@ func (r *replicaSchedulingPreferenceResource) currentReplicas(ctx context.Contex
 	return current, warnings
 }
 
-func (r *replicaSchedulingPreferenceResource) readReplicas(ctx context.Context, c registry.SnapshotCluster,
+func (r *replicaSchedulingPreferenceResource) readReplicas(ctx context.Context, c runstate.Cluster,
 	target registry.APIResource, m *replicaSchedulingPreferenceModel, pointer []string) (int64, error) {
-	clients, err := r.data.memberClients(c.Name, c.Connection)
+	clients, err := r.data.members.Clients(c.Name, c.Connection)
 	if err != nil {
 		return 0, err
 	}
-	resource := clients.Dynamic.Resource(target.Resource())
-	var obj *unstructured.Unstructured
+	o := propagation.Object{Resource: target.Resource(), Name: m.Name.ValueString()}
 	if target.Namespaced {
-		obj, err = resource.Namespace(m.Namespace.ValueString()).Get(ctx, m.Name.ValueString(), metav1.GetOptions{})
-	} else {
-		obj, err = resource.Get(ctx, m.Name.ValueString(), metav1.GetOptions{})
+		o.Namespace = m.Namespace.ValueString()
 	}
-	if apierrors.IsNotFound(err) {
-		return 0, nil
-	}
-	if err != nil {
+	live, found, err := propagation.Get(ctx, propagation.Member{Name: c.Name, Clients: clients}, o)
+	if err != nil || !found {
 		return 0, err
 	}
-	value, found, err := unstructured.NestedFieldNoCopy(obj.Object, pointer...)
+	value, found, err := unstructured.NestedFieldNoCopy(live, pointer...)
 	if err != nil || !found {
 		return 0, err
 	}
@@ -302,8 +299,12 @@ func (m *replicaSchedulingPreferenceModel) toStored(ctx context.Context) (regist
 		// planner gives nothing to clusters without a preference.
 		stored.Clusters[scheduling.Wildcard] = registry.ClusterPreference{Weight: 1}
 	}
-	if m.ClusterSelector != nil {
-		stored.ClusterSelector = m.ClusterSelector.metav1()
+	selector, err := selectorOf(ctx, m.ClusterSelector)
+	if err != nil {
+		diags.AddAttributeError(path.Root("cluster_selector"), "Invalid cluster_selector", err.Error())
+	}
+	if selector != nil {
+		stored.ClusterSelector = selector
 		stored.IntersectWithClusterSelector = true
 	}
 	diags.Append(m.Replicas.ElementsAs(ctx, &stored.Status.Replicas, false)...)
@@ -343,7 +344,11 @@ func (m *replicaSchedulingPreferenceModel) fromStored(ctx context.Context, store
 		m.Clusters, d = types.MapValueFrom(ctx, clusterPreferenceType, preferences)
 		diags.Append(d...)
 	}
-	m.ClusterSelector = clusterSelectorFromMetav1(stored.ClusterSelector)
+	selector, err := selectorValue(ctx, stored.ClusterSelector)
+	if err != nil {
+		diags.AddAttributeError(path.Root("cluster_selector"), "Cannot read the cluster selector", err.Error())
+	}
+	m.ClusterSelector = selector
 	if stored.Status.Replicas != nil {
 		m.Replicas = int64MapValue(ctx, stored.Status.Replicas, &diags)
 		m.ExcludedClusters = stringMap(stored.Status.ExcludedClusters)
@@ -366,31 +371,9 @@ func int64MapValue(ctx context.Context, values map[string]int64, diags *diag.Dia
 	return out
 }
 
-// clusterSelectorFromMetav1 is the model of a selector read from the host.
-func clusterSelectorFromMetav1(selector *metav1.LabelSelector) *clusterSelectorModel {
-	if selector == nil {
-		return nil
-	}
-	model := &clusterSelectorModel{MatchLabels: selector.MatchLabels}
-	for _, e := range selector.MatchExpressions {
-		model.MatchExpressions = append(model.MatchExpressions, matchExpressionModel{
-			Key: types.StringValue(e.Key), Operator: types.StringValue(string(e.Operator)), Values: e.Values,
-		})
-	}
-	return model
-}
-
 func valueOr(value, fallback string) string {
 	if value == "" {
 		return fallback
 	}
 	return value
-}
-
-// clusterSelectorResourceBlockWith is the resources' cluster_selector block
-// with a description of what it selects for.
-func clusterSelectorResourceBlockWith(description string) schema.SingleNestedBlock {
-	block := clusterSelectorResourceBlock()
-	block.Description = block.Description + " " + description
-	return block
 }

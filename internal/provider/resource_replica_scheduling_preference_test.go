@@ -43,7 +43,7 @@ resource "kubefed_replica_scheduling_preference" "web" {
   namespace      = %q
   name           = "web"
   total_replicas = 9
-  cluster_selector {
+  cluster_selector = {
     match_labels = { rsp-test = %q }
   }
 %s
@@ -74,8 +74,8 @@ resource "kubefed_federated_object" "ns" {
   type            = kubefed_federated_type.namespaces.name
   template        = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %[1]q } })
   deletion_policy = "Orphan"
-  placement {
-    cluster_selector {
+  placement = {
+    cluster_selector = {
       match_labels = { rsp-test = %[2]q }
     }
   }
@@ -401,7 +401,7 @@ resource "kubefed_replica_scheduling_preference" "web" {
     cluster1 = { weight = 2 }
     cluster2 = { weight = 3 }
   }
-  cluster_selector {
+  cluster_selector = {
     match_labels = { region = "eu" }
   }
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 )
 
 var (
@@ -125,7 +125,7 @@ func (tlsValidationValidator) ValidateString(_ context.Context, req validator.St
 		return
 	}
 	value := req.ConfigValue.ValueString()
-	if !slices.Contains([]string{registry.TLSAll, registry.TLSSubjectName, registry.TLSValidityPeriod}, value) {
+	if !slices.Contains([]string{member.TLSAll, member.TLSSubjectName, member.TLSValidityPeriod}, value) {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid TLS validation", fmt.Sprintf(msgTLSValidation, value))
 	}
 }
@@ -150,7 +150,7 @@ func (tlsValidationListValidator) ValidateList(_ context.Context, req validator.
 		return
 	}
 	for _, e := range elements {
-		if s, ok := e.(types.String); ok && !s.IsUnknown() && s.ValueString() == registry.TLSAll {
+		if s, ok := e.(types.String); ok && !s.IsUnknown() && s.ValueString() == member.TLSAll {
 			resp.Diagnostics.AddAttributeError(req.Path, "Invalid disabled_tls_validations", msgTLSAllAlone)
 			return
 		}

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -12,6 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 )
 
 // Keys of a member's credential Secret. KubeFed reads "token"; a client
@@ -31,7 +33,7 @@ type Cluster struct {
 	Name       string
 	Labels     map[string]string
 	SecretName string
-	Connection Connection
+	Connection member.Connection
 	Health     ClusterHealth
 }
 
@@ -66,29 +68,20 @@ func (r *Registry) ApplyCluster(ctx context.Context, c Cluster) error {
 	if _, err := r.kubernetes.CoreV1().Secrets(r.namespace).Apply(ctx, secret, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing Secret %s/%s of cluster %q in the host: %w", r.namespace, c.SecretName, c.Name, err)
 	}
-
-	spec := map[string]any{
-		"apiEndpoint": c.Connection.APIEndpoint,
-		"secretRef":   map[string]any{"name": c.SecretName},
+	obj, err := toUnstructured(&kubeFedCluster{
+		TypeMeta:   typeMeta(KubeFedClusterResource.GroupVersion(), "KubeFedCluster"),
+		ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace, Labels: c.Labels},
+		Spec: kubeFedClusterSpec{
+			APIEndpoint:            c.Connection.APIEndpoint,
+			CABundle:               c.Connection.CABundle,
+			SecretRef:              localSecretReference{Name: c.SecretName},
+			DisabledTLSValidations: c.Connection.DisabledTLSValidations,
+			ProxyURL:               c.Connection.ProxyURL,
+		},
+	})
+	if err != nil {
+		return err
 	}
-	if len(c.Connection.CABundle) > 0 {
-		spec["caBundle"] = base64.StdEncoding.EncodeToString(c.Connection.CABundle)
-	}
-	if len(c.Connection.DisabledTLSValidations) > 0 {
-		validations := make([]any, 0, len(c.Connection.DisabledTLSValidations))
-		for _, v := range c.Connection.DisabledTLSValidations {
-			validations = append(validations, v)
-		}
-		spec["disabledTLSValidations"] = validations
-	}
-	if c.Connection.ProxyURL != "" {
-		spec["proxyURL"] = c.Connection.ProxyURL
-	}
-	obj := kubeFedClusterObject(c.Name, r.namespace)
-	if len(c.Labels) > 0 {
-		obj.SetLabels(c.Labels)
-	}
-	obj.Object["spec"] = spec
 	if _, err := r.clusters().Apply(ctx, c.Name, obj, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing KubeFedCluster %s/%s in the host: %w", r.namespace, c.Name, err)
 	}
@@ -99,16 +92,16 @@ func (r *Registry) ApplyCluster(ctx context.Context, c Cluster) error {
 // ErrNotFound when the KubeFedCluster does not exist; a missing Secret
 // leaves the credentials empty.
 func (r *Registry) GetCluster(ctx context.Context, name string) (*Cluster, error) {
-	obj, err := r.clusters().Get(ctx, name, metav1.GetOptions{})
+	u, err := r.clusters().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("KubeFedCluster %s/%s: %w", r.namespace, name, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
 	}
-	c := clusterFromObject(obj)
-	if c.SecretName == "" {
-		return c, nil
+	c, err := clusterFromObject(u)
+	if err != nil || c.SecretName == "" {
+		return c, err
 	}
 	secret, err := r.kubernetes.CoreV1().Secrets(r.namespace).Get(ctx, c.SecretName, metav1.GetOptions{})
 	switch {
@@ -116,11 +109,58 @@ func (r *Registry) GetCluster(ctx context.Context, name string) (*Cluster, error
 	case err != nil:
 		return nil, fmt.Errorf("reading Secret %s/%s of cluster %q in the host: %w", r.namespace, c.SecretName, name, err)
 	default:
-		c.Connection.Token = string(secret.Data[SecretKeyToken])
-		c.Connection.ClientCertificate = secret.Data[SecretKeyClientCertificate]
-		c.Connection.ClientKey = secret.Data[SecretKeyClientKey]
+		c.setCredentials(secret.Data)
 	}
 	return c, nil
+}
+
+// Clusters reads every registered cluster, with its credentials, from the
+// host. A host without the KubeFedCluster CRD has no clusters yet.
+func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
+	clusters, err := r.listClusters(ctx)
+	if err != nil || len(clusters) == 0 {
+		return clusters, err
+	}
+	secrets, err := r.kubernetes.CoreV1().Secrets(r.namespace).List(ctx, metav1.ListOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("listing Secrets in namespace %q of the host: %w", r.namespace, err)
+	}
+	data := map[string]map[string][]byte{}
+	if secrets != nil {
+		for _, s := range secrets.Items {
+			data[s.Name] = s.Data
+		}
+	}
+	for i := range clusters {
+		clusters[i].setCredentials(data[clusters[i].SecretName])
+	}
+	return clusters, nil
+}
+
+// listClusters reads the KubeFedClusters, without credentials.
+func (r *Registry) listClusters(ctx context.Context) ([]Cluster, error) {
+	list, err := r.clusters().List(ctx, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing KubeFedClusters in namespace %q of the host: %w", r.namespace, err)
+	}
+	clusters := make([]Cluster, 0, len(list.Items))
+	for i := range list.Items {
+		c, err := clusterFromObject(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		clusters = append(clusters, *c)
+	}
+	return clusters, nil
+}
+
+func (c *Cluster) setCredentials(data map[string][]byte) {
+	c.Connection.Token = string(data[SecretKeyToken])
+	c.Connection.ClientCertificate = data[SecretKeyClientCertificate]
+	c.Connection.ClientKey = data[SecretKeyClientKey]
 }
 
 // DeleteCluster removes the KubeFedCluster and its Secret. What is already
@@ -144,71 +184,71 @@ func (r *Registry) DeleteCluster(ctx context.Context, name, secretName string) e
 // with its probe time and the time its status last changed. It returns the
 // health as recorded, which keeps the last known version of a cluster that
 // does not answer.
-func (r *Registry) WriteHealth(ctx context.Context, name string, probe ProbeResult) (ClusterHealth, error) {
+func (r *Registry) WriteHealth(ctx context.Context, name string, probe member.ProbeResult) (ClusterHealth, error) {
 	health := ClusterHealth{
 		Ready: probe.Ready, Offline: probe.Offline, Reason: probe.Reason, Message: probe.Message,
 		KubernetesVersion: probe.KubernetesVersion,
 	}
-	current, err := r.clusters().Get(ctx, name, metav1.GetOptions{})
+	u, err := r.clusters().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return health, fmt.Errorf("reading KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
 	}
-	previous := map[string]map[string]any{}
-	conditions, _, _ := unstructured.NestedSlice(current.Object, "status", "conditions")
-	for _, c := range conditions {
-		if condition, ok := c.(map[string]any); ok {
-			if kind, ok := condition["type"].(string); ok {
-				previous[kind] = condition
-			}
-		}
+	var current kubeFedCluster
+	if err := fromUnstructured(u, &current); err != nil {
+		return health, err
 	}
-	if health.KubernetesVersion == "" {
-		health.KubernetesVersion, _, _ = unstructured.NestedString(current.Object, "status", "kubernetesVersion")
-	}
-
-	probeTime := probe.Time.Format(time.RFC3339)
-	condition := func(kind string, isTrue bool, reason, message string) any {
-		status := string(corev1.ConditionFalse)
-		if isTrue {
-			status = string(corev1.ConditionTrue)
+	var previous []clusterCondition
+	if current.Status != nil {
+		previous = current.Status.Conditions
+		if health.KubernetesVersion == "" {
+			health.KubernetesVersion = current.Status.KubernetesVersion
 		}
-		transition := probeTime
-		if old, ok := previous[kind]; ok && old["status"] == status {
-			if t, ok := old["lastTransitionTime"].(string); ok && t != "" {
-				transition = t
-			}
-		}
-		c := map[string]any{"type": kind, "status": status, "lastProbeTime": probeTime, "lastTransitionTime": transition}
-		if reason != "" {
-			c["reason"] = reason
-		}
-		if message != "" {
-			c["message"] = message
-		}
-		return c
 	}
 	offlineReason, offlineMessage := "", ""
 	if probe.Offline {
 		offlineReason, offlineMessage = probe.Reason, probe.Message
 	}
-	status := map[string]any{
-		"conditions": []any{
-			condition("Ready", probe.Ready, probe.Reason, probe.Message),
-			condition("Offline", probe.Offline, offlineReason, offlineMessage),
+	obj, err := toUnstructured(&kubeFedCluster{
+		TypeMeta:   typeMeta(KubeFedClusterResource.GroupVersion(), "KubeFedCluster"),
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.namespace},
+		Status: &kubeFedClusterStatus{
+			Conditions: []clusterCondition{
+				nextCondition(previous, "Ready", probe.Ready, probe.Reason, probe.Message, probe.Time),
+				nextCondition(previous, "Offline", probe.Offline, offlineReason, offlineMessage, probe.Time),
+			},
+			KubernetesVersion: health.KubernetesVersion,
 		},
+	})
+	if err != nil {
+		return health, err
 	}
-	if health.KubernetesVersion != "" {
-		status["kubernetesVersion"] = health.KubernetesVersion
-	}
-	obj := kubeFedClusterObject(name, r.namespace)
-	obj.Object["status"] = status
+	// The spec is not part of a status apply; the converter writes it empty.
+	delete(obj.Object, "spec")
 	if _, err := r.clusters().ApplyStatus(ctx, name, obj, r.applyOptions()); err != nil {
 		return health, fmt.Errorf("writing the status of KubeFedCluster %s/%s in the host: %w", r.namespace, name, err)
 	}
 	return health, nil
 }
 
-func (r *Registry) clusters() dynamicResource {
+// nextCondition is the condition a probe at probed records: its transition
+// time moves only when its status changes.
+func nextCondition(previous []clusterCondition, kind string, isTrue bool, reason, message string, probed time.Time) clusterCondition {
+	status := string(corev1.ConditionFalse)
+	if isTrue {
+		status = string(corev1.ConditionTrue)
+	}
+	at := metav1.NewTime(probed)
+	transition := at
+	for _, old := range previous {
+		if old.Type == kind && old.Status == status && old.LastTransitionTime != nil {
+			transition = *old.LastTransitionTime
+		}
+	}
+	return clusterCondition{Type: kind, Status: status, LastProbeTime: at, LastTransitionTime: &transition,
+		Reason: reason, Message: message}
+}
+
+func (r *Registry) clusters() dynamic.ResourceInterface {
 	return r.dynamic.Resource(KubeFedClusterResource).Namespace(r.namespace)
 }
 
@@ -218,41 +258,41 @@ func (r *Registry) applyOptions() metav1.ApplyOptions {
 	return metav1.ApplyOptions{FieldManager: r.fieldManager, Force: true}
 }
 
-func kubeFedClusterObject(name, namespace string) *unstructured.Unstructured {
-	obj := &unstructured.Unstructured{Object: map[string]any{}}
-	obj.SetAPIVersion(KubeFedClusterResource.GroupVersion().String())
-	obj.SetKind("KubeFedCluster")
-	obj.SetName(name)
-	obj.SetNamespace(namespace)
-	return obj
+func clusterFromObject(u *unstructured.Unstructured) (*Cluster, error) {
+	var obj kubeFedCluster
+	if err := fromUnstructured(u, &obj); err != nil {
+		return nil, err
+	}
+	c := &Cluster{
+		Name:       obj.Name,
+		Labels:     obj.Labels,
+		SecretName: obj.Spec.SecretRef.Name,
+		Connection: member.Connection{
+			APIEndpoint:            obj.Spec.APIEndpoint,
+			CABundle:               obj.Spec.CABundle,
+			DisabledTLSValidations: obj.Spec.DisabledTLSValidations,
+			ProxyURL:               obj.Spec.ProxyURL,
+		},
+		Health: healthOf(obj.Status),
+	}
+	return c, nil
 }
 
-func clusterFromObject(obj *unstructured.Unstructured) *Cluster {
-	record := clusterRecord(obj)
-	c := &Cluster{
-		Name:   obj.GetName(),
-		Labels: obj.GetLabels(),
-		Health: ClusterHealth{
-			Ready: record.Ready, Offline: record.Offline, KubernetesVersion: record.KubernetesVersion,
-		},
+// healthOf reads KubeFed's Ready and Offline conditions.
+func healthOf(status *kubeFedClusterStatus) ClusterHealth {
+	var h ClusterHealth
+	if status == nil {
+		return h
 	}
-	c.Connection.APIEndpoint = record.APIEndpoint
-	c.SecretName, _, _ = unstructured.NestedString(obj.Object, "spec", "secretRef", "name")
-	c.Connection.ProxyURL, _, _ = unstructured.NestedString(obj.Object, "spec", "proxyURL")
-	c.Connection.DisabledTLSValidations, _, _ = unstructured.NestedStringSlice(obj.Object, "spec", "disabledTLSValidations")
-	if encoded, _, _ := unstructured.NestedString(obj.Object, "spec", "caBundle"); encoded != "" {
-		if decoded, err := base64.StdEncoding.DecodeString(encoded); err == nil {
-			c.Connection.CABundle = decoded
+	h.KubernetesVersion = status.KubernetesVersion
+	for _, c := range status.Conditions {
+		isTrue := c.Status == string(corev1.ConditionTrue)
+		switch c.Type {
+		case "Ready":
+			h.Ready, h.Reason, h.Message = isTrue, c.Reason, c.Message
+		case "Offline":
+			h.Offline = isTrue
 		}
 	}
-	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, raw := range conditions {
-		condition, ok := raw.(map[string]any)
-		if !ok || condition["type"] != "Ready" {
-			continue
-		}
-		c.Health.Reason, _ = condition["reason"].(string)
-		c.Health.Message, _ = condition["message"].(string)
-	}
-	return c
+	return h
 }

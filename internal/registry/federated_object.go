@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 )
@@ -75,13 +77,15 @@ func (r *Registry) ApplyFederatedObject(ctx context.Context, t FederatedType, ob
 	if _, err := client.Apply(ctx, obj.Name, u, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing %s %s in the host: %w", t.Federated.Kind, objectKey(obj.Namespace, obj.Name), err)
 	}
-	status := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": t.Federated.APIVersion(),
-		"kind":       t.Federated.Kind,
-		"status":     map[string]any{"clusters": statusList(obj.Status)},
-	}}
-	status.SetName(obj.Name)
-	status.SetNamespace(obj.Namespace)
+	status, err := toUnstructured(&federatedObject{
+		TypeMeta:   typeMeta(t.Federated.Resource().GroupVersion(), t.Federated.Kind),
+		ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace},
+		Status:     &federatedStatus{Clusters: statusList(obj.Status)},
+	})
+	if err != nil {
+		return err
+	}
+	delete(status.Object, "spec")
 	if _, err := client.ApplyStatus(ctx, obj.Name, status, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing the status of %s %s in the host: %w", t.Federated.Kind, objectKey(obj.Namespace, obj.Name), err)
 	}
@@ -110,7 +114,7 @@ func (r *Registry) DeleteFederatedObject(ctx context.Context, t FederatedType, n
 	return nil
 }
 
-func (r *Registry) federatedClient(t FederatedType, namespace string) dynamicResource {
+func (r *Registry) federatedClient(t FederatedType, namespace string) dynamic.ResourceInterface {
 	if namespace == "" {
 		return r.dynamic.Resource(t.Federated.Resource())
 	}
@@ -141,49 +145,29 @@ func objectKey(namespace, name string) string {
 }
 
 func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstructured.Unstructured, error) {
-	spec := map[string]any{}
-	if obj.Template != nil {
-		spec["template"] = obj.Template
+	fo := federatedObject{
+		TypeMeta:   typeMeta(t.Federated.Resource().GroupVersion(), t.Federated.Kind),
+		ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace},
+		Spec:       federatedSpec{Placement: federatedPlacement{ClusterSelector: labelSelector(obj.Placement.Selector)}},
 	}
-	placement := map[string]any{}
 	if obj.Placement.Clusters != nil {
-		clusters := make([]any, 0, len(obj.Placement.Clusters))
+		fo.Spec.Placement.Clusters = []placementCluster{}
 		for _, c := range obj.Placement.Clusters {
-			clusters = append(clusters, map[string]any{"name": c})
+			fo.Spec.Placement.Clusters = append(fo.Spec.Placement.Clusters, placementCluster{Name: c})
 		}
-		placement["clusters"] = clusters
 	}
-	if obj.Placement.Selector != nil {
-		placement["clusterSelector"] = selectorToMap(obj.Placement.Selector)
-	}
-	spec["placement"] = placement
-
-	var byName []any
-	var bySelector []any
+	var bySelector []selectorOverrides
 	for i, rule := range obj.Overrides {
 		patches, err := patchesToList(rule.Patches)
 		if err != nil {
 			return nil, fmt.Errorf("override rule %d: %w", i, err)
 		}
 		if rule.Selector != nil {
-			bySelector = append(bySelector, map[string]any{
-				"index": int64(i), "clusterSelector": selectorToMap(rule.Selector), "clusterOverrides": patches,
-			})
+			bySelector = append(bySelector, selectorOverrides{Index: i, ClusterSelector: labelSelector(rule.Selector), ClusterOverrides: patches})
 			continue
 		}
-		byName = append(byName, map[string]any{"clusterName": rule.Cluster, "clusterOverrides": patches})
+		fo.Spec.Overrides = append(fo.Spec.Overrides, clusterOverrides{ClusterName: rule.Cluster, ClusterOverrides: patches})
 	}
-	if byName != nil {
-		spec["overrides"] = byName
-	}
-
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": t.Federated.APIVersion(),
-		"kind":       t.Federated.Kind,
-		"spec":       spec,
-	}}
-	u.SetName(obj.Name)
-	u.SetNamespace(obj.Namespace)
 	annotations := map[string]string{}
 	if bySelector != nil {
 		raw, err := json.Marshal(bySelector)
@@ -196,45 +180,44 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 		annotations[OrphanAnnotation] = "true"
 	}
 	if len(annotations) > 0 {
-		u.SetAnnotations(annotations)
+		fo.Annotations = annotations
+	}
+	u, err := toUnstructured(&fo)
+	if err != nil {
+		return nil, err
+	}
+	if obj.Template != nil {
+		// Set as it is: the converter would turn the template's exact
+		// numbers (json.Number) into strings.
+		u.Object["spec"].(map[string]any)["template"] = obj.Template
 	}
 	return u, nil
 }
 
 func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedObject, error) {
-	obj := &FederatedObject{Namespace: u.GetNamespace(), Name: u.GetName()}
+	var fo federatedObject
+	if err := fromUnstructured(u, &fo); err != nil {
+		return nil, err
+	}
+	obj := &FederatedObject{Namespace: fo.Namespace, Name: fo.Name, Template: fo.Spec.Template,
+		Orphan: fo.Annotations[OrphanAnnotation] == "true"}
 	where := fmt.Sprintf("%s %s", u.GetKind(), objectKey(obj.Namespace, obj.Name))
-	obj.Template, _, _ = unstructured.NestedMap(u.Object, "spec", "template")
-	if clusters, found, _ := unstructured.NestedSlice(u.Object, "spec", "placement", "clusters"); found {
+	if fo.Spec.Placement.Clusters != nil {
 		obj.Placement.Clusters = []string{}
-		for _, c := range clusters {
-			if m, ok := c.(map[string]any); ok {
-				if name, ok := m["name"].(string); ok {
-					obj.Placement.Clusters = append(obj.Placement.Clusters, name)
-				}
-			}
+		for _, c := range fo.Spec.Placement.Clusters {
+			obj.Placement.Clusters = append(obj.Placement.Clusters, c.Name)
 		}
 	}
-	if sel, found, _ := unstructured.NestedMap(u.Object, "spec", "placement", "clusterSelector"); found {
-		obj.Placement.Selector = selectorFromMap(sel)
-	}
-
-	overrides, _, _ := unstructured.NestedSlice(u.Object, "spec", "overrides")
-	for i, o := range overrides {
-		m, _ := o.(map[string]any)
-		name, _ := m["clusterName"].(string)
-		patches, err := patchesFromList(m["clusterOverrides"])
+	obj.Placement.Selector = engineSelector(fo.Spec.Placement.ClusterSelector)
+	for i, o := range fo.Spec.Overrides {
+		patches, err := patchesFromList(o.ClusterOverrides)
 		if err != nil {
 			return nil, fmt.Errorf("%s: spec.overrides[%d]: %w", where, i, err)
 		}
-		obj.Overrides = append(obj.Overrides, federation.OverrideRule{Cluster: name, Patches: patches})
+		obj.Overrides = append(obj.Overrides, federation.OverrideRule{Cluster: o.ClusterName, Patches: patches})
 	}
-	if raw := u.GetAnnotations()[SelectorOverridesAnnotation]; raw != "" {
-		var bySelector []struct {
-			Index            int            `json:"index"`
-			ClusterSelector  map[string]any `json:"clusterSelector"`
-			ClusterOverrides []any          `json:"clusterOverrides"`
-		}
+	if raw := fo.Annotations[SelectorOverridesAnnotation]; raw != "" {
+		var bySelector []selectorOverrides
 		if err := json.Unmarshal([]byte(raw), &bySelector); err != nil {
 			return nil, fmt.Errorf("%s: annotation %s: %w", where, SelectorOverridesAnnotation, err)
 		}
@@ -243,111 +226,85 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 			if err != nil {
 				return nil, fmt.Errorf("%s: annotation %s, rule %d: %w", where, SelectorOverridesAnnotation, s.Index, err)
 			}
-			rule := federation.OverrideRule{Selector: selectorFromMap(s.ClusterSelector), Patches: patches}
+			selector := engineSelector(s.ClusterSelector)
+			if selector == nil {
+				selector = &federation.Selector{}
+			}
+			rule := federation.OverrideRule{Selector: selector, Patches: patches}
 			at := min(max(s.Index, 0), len(obj.Overrides))
 			obj.Overrides = slices.Insert(obj.Overrides, at, rule)
 		}
 	}
-	obj.Orphan = u.GetAnnotations()[OrphanAnnotation] == "true"
-
-	statuses, _, _ := unstructured.NestedSlice(u.Object, "status", "clusters")
-	for _, s := range statuses {
-		m, _ := s.(map[string]any)
-		name, _ := m["name"].(string)
-		status, _ := m["status"].(string)
-		if name != "" {
+	if fo.Status != nil {
+		for _, s := range fo.Status.Clusters {
+			if s.Name == "" {
+				continue
+			}
 			if obj.Status == nil {
 				obj.Status = map[string]string{}
 			}
-			obj.Status[name] = status
+			obj.Status[s.Name] = s.Status
 		}
 	}
 	return obj, nil
 }
 
-func selectorToMap(s *federation.Selector) map[string]any {
-	m := map[string]any{}
+func labelSelector(s *federation.Selector) *metav1.LabelSelector {
+	if s == nil {
+		return nil
+	}
+	out := &metav1.LabelSelector{}
 	if len(s.MatchLabels) > 0 {
-		labels := map[string]any{}
-		for k, v := range s.MatchLabels {
-			labels[k] = v
-		}
-		m["matchLabels"] = labels
+		out.MatchLabels = s.MatchLabels
 	}
-	if len(s.MatchExpressions) > 0 {
-		exprs := make([]any, 0, len(s.MatchExpressions))
-		for _, e := range s.MatchExpressions {
-			expr := map[string]any{"key": e.Key, "operator": e.Operator}
-			if len(e.Values) > 0 {
-				values := make([]any, 0, len(e.Values))
-				for _, v := range e.Values {
-					values = append(values, v)
-				}
-				expr["values"] = values
-			}
-			exprs = append(exprs, expr)
-		}
-		m["matchExpressions"] = exprs
+	for _, e := range s.MatchExpressions {
+		out.MatchExpressions = append(out.MatchExpressions, metav1.LabelSelectorRequirement{
+			Key: e.Key, Operator: metav1.LabelSelectorOperator(e.Operator), Values: e.Values,
+		})
 	}
-	return m
+	return out
 }
 
-func selectorFromMap(m map[string]any) *federation.Selector {
-	s := &federation.Selector{}
-	if labels, ok := m["matchLabels"].(map[string]any); ok {
-		s.MatchLabels = map[string]string{}
-		for _, k := range slices.Sorted(maps.Keys(labels)) {
-			s.MatchLabels[k], _ = labels[k].(string)
-		}
+func engineSelector(s *metav1.LabelSelector) *federation.Selector {
+	if s == nil {
+		return nil
 	}
-	exprs, _ := m["matchExpressions"].([]any)
-	for _, e := range exprs {
-		em, _ := e.(map[string]any)
-		r := federation.Requirement{}
-		r.Key, _ = em["key"].(string)
-		r.Operator, _ = em["operator"].(string)
-		values, _ := em["values"].([]any)
-		for _, v := range values {
-			if s, ok := v.(string); ok {
-				r.Values = append(r.Values, s)
-			}
-		}
-		s.MatchExpressions = append(s.MatchExpressions, r)
+	out := &federation.Selector{}
+	if len(s.MatchLabels) > 0 {
+		out.MatchLabels = s.MatchLabels
 	}
-	return s
+	for _, e := range s.MatchExpressions {
+		out.MatchExpressions = append(out.MatchExpressions, federation.Requirement{
+			Key: e.Key, Operator: string(e.Operator), Values: e.Values,
+		})
+	}
+	return out
 }
 
 // patchesToList turns patches into KubeFed's clusterOverrides, whose values
 // are JSON values rather than JSON text.
-func patchesToList(patches []federation.Patch) ([]any, error) {
-	out := make([]any, 0, len(patches))
+func patchesToList(patches []federation.Patch) ([]patchOverride, error) {
+	out := make([]patchOverride, 0, len(patches))
 	for j, p := range patches {
-		entry := map[string]any{"path": p.Path}
-		if p.Op != "" {
-			entry["op"] = p.Op
-		}
+		entry := patchOverride{Op: p.Op, Path: p.Path}
 		if p.Value != "" {
-			var v any
-			if err := json.Unmarshal([]byte(p.Value), &v); err != nil {
+			v, err := jsonValue(p.Value)
+			if err != nil {
 				return nil, fmt.Errorf("patch %d: value is not JSON: %w", j, err)
 			}
-			entry["value"] = v
+			entry.Value = v
 		}
 		out = append(out, entry)
 	}
 	return out, nil
 }
 
-func patchesFromList(raw any) ([]federation.Patch, error) {
-	list, _ := raw.([]any)
+func patchesFromList(list []patchOverride) ([]federation.Patch, error) {
 	patches := make([]federation.Patch, 0, len(list))
 	for j, e := range list {
-		m, _ := e.(map[string]any)
-		p := federation.Patch{}
-		p.Op, _ = m["op"].(string)
-		p.Path, _ = m["path"].(string)
-		if v, ok := m["value"]; ok {
-			raw, err := json.Marshal(v)
+		p := federation.Patch{Op: e.Op, Path: e.Path}
+		if e.Value != nil {
+			raw, err := json.Marshal(e.Value)
 			if err != nil {
 				return nil, fmt.Errorf("clusterOverrides[%d].value: %w", j, err)
 			}
@@ -358,10 +315,45 @@ func patchesFromList(raw any) ([]federation.Patch, error) {
 	return patches, nil
 }
 
-func statusList(status map[string]string) []any {
-	out := make([]any, 0, len(status))
+// jsonValue decodes JSON text into the values the unstructured converter
+// takes: integers as int64, other numbers as float64.
+func jsonValue(text string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("more than one JSON value in %q", text)
+	}
+	return unstructuredNumbers(v), nil
+}
+
+func unstructuredNumbers(v any) any {
+	switch node := v.(type) {
+	case map[string]any:
+		for k, child := range node {
+			node[k] = unstructuredNumbers(child)
+		}
+	case []any:
+		for i, child := range node {
+			node[i] = unstructuredNumbers(child)
+		}
+	case json.Number:
+		if i, err := node.Int64(); err == nil {
+			return i
+		}
+		f, _ := node.Float64()
+		return f
+	}
+	return v
+}
+
+func statusList(status map[string]string) []clusterPropagationStatus {
+	out := make([]clusterPropagationStatus, 0, len(status))
 	for _, name := range slices.Sorted(maps.Keys(status)) {
-		out = append(out, map[string]any{"name": name, "status": status[name]})
+		out = append(out, clusterPropagationStatus{Name: name, Status: status[name]})
 	}
 	return out
 }

@@ -37,7 +37,7 @@ func TestFederatedObjectRoundTripKeepsRuleOrder(t *testing.T) {
 	if len(overrides) != 2 {
 		t.Fatalf("spec.overrides has %d rules, want the 2 name-targeted ones", len(overrides))
 	}
-	u.Object["status"] = map[string]any{"clusters": statusList(obj.Status)}
+	u.Object["status"] = map[string]any{"clusters": []any{map[string]any{"name": "a", "status": "OK"}}}
 	back, err := federatedObjectFromUnstructured(u)
 	if err != nil {
 		t.Fatal(err)

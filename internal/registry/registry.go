@@ -35,6 +35,3 @@ func New(k kubernetes.Interface, d dynamic.Interface, disc discovery.DiscoveryIn
 
 // Namespace is the federation namespace of the host.
 func (r *Registry) Namespace() string { return r.namespace }
-
-// dynamicResource is a namespaced resource of the host.
-type dynamicResource = dynamic.ResourceInterface

@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/dynamic"
 )
 
 // ReplicaSchedulingPreferenceResource is KubeFed's scheduling preference type.
@@ -104,18 +103,21 @@ func (r *Registry) DeleteSchedulingPreference(ctx context.Context, namespace, na
 // TypeOfFederatedKind finds the enabled type whose federated kind is kind,
 // such as FederatedDeployment, by its FederatedTypeConfig.
 func (r *Registry) TypeOfFederatedKind(ctx context.Context, kind string) (*FederatedType, error) {
-	list, err := r.dynamic.Resource(FederatedTypeConfigResource).Namespace(r.namespace).List(ctx, metav1.ListOptions{})
+	list, err := r.typeConfigs().List(ctx, metav1.ListOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("listing FederatedTypeConfigs in namespace %q of the host: %w", r.namespace, err)
 	}
 	var enabled []string
 	if list != nil {
 		for i := range list.Items {
-			federated := apiResourceFromSpec(list.Items[i].Object, "federatedType")
-			if federated.Kind == kind {
-				return r.GetType(ctx, list.Items[i].GetName())
+			t, err := typeFromObject(&list.Items[i])
+			if err != nil {
+				return nil, err
 			}
-			enabled = append(enabled, federated.Kind)
+			if t.Federated.Kind == kind {
+				return t, nil
+			}
+			enabled = append(enabled, t.Federated.Kind)
 		}
 	}
 	return nil, fmt.Errorf("no enabled type has the federated kind %s (enabled: %v): %w", kind, enabled, ErrNotFound)
@@ -139,20 +141,33 @@ func (r *Registry) FederatedPlacementSelector(ctx context.Context, t FederatedTy
 	return labelSelectorFrom(raw)
 }
 
-func (r *Registry) schedulingPreferences(namespace string) dynamicResource {
+func (r *Registry) schedulingPreferences(namespace string) dynamic.ResourceInterface {
 	return r.dynamic.Resource(ReplicaSchedulingPreferenceResource).Namespace(namespace)
 }
 
 func schedulingPreferenceObject(p SchedulingPreference) (*unstructured.Unstructured, error) {
-	clusters := map[string]any{}
-	for name, c := range p.Clusters {
-		entry := map[string]any{"minReplicas": c.MinReplicas, "weight": c.Weight}
-		if c.MaxReplicas != nil {
-			entry["maxReplicas"] = *c.MaxReplicas
-		}
-		clusters[name] = entry
+	obj := replicaSchedulingPreference{
+		TypeMeta:   typeMeta(ReplicaSchedulingPreferenceResource.GroupVersion(), "ReplicaSchedulingPreference"),
+		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
+		Spec: rspSpec{
+			TargetKind:                   p.TargetKind,
+			TotalReplicas:                p.TotalReplicas,
+			Rebalance:                    p.Rebalance,
+			IntersectWithClusterSelector: p.IntersectWithClusterSelector,
+			Clusters:                     map[string]clusterPreference{},
+		},
+		// The split as the provider planned it; KubeFed's own schema does
+		// not describe a status, so a host with KubeFed's CRD may drop it.
+		Status: &rspStatus{
+			Replicas:         nonNil(p.Status.Replicas),
+			UnplacedReplicas: p.Status.UnplacedReplicas,
+			ExcludedClusters: nonNil(p.Status.ExcludedClusters),
+		},
 	}
-	annotations := map[string]any{}
+	for name, c := range p.Clusters {
+		obj.Spec.Clusters[name] = clusterPreference(c)
+	}
+	annotations := map[string]string{}
 	if p.Strategy != "" {
 		annotations[AnnotationStrategy] = p.Strategy
 	}
@@ -166,60 +181,31 @@ func schedulingPreferenceObject(p SchedulingPreference) (*unstructured.Unstructu
 		}
 		annotations[AnnotationClusterSelector] = string(selector)
 	}
-	metadata := map[string]any{"name": p.Name, "namespace": p.Namespace}
 	if len(annotations) > 0 {
-		metadata["annotations"] = annotations
+		obj.Annotations = annotations
 	}
-	replicas := map[string]any{}
-	for name, n := range p.Status.Replicas {
-		replicas[name] = n
-	}
-	excluded := map[string]any{}
-	for name, reason := range p.Status.ExcludedClusters {
-		excluded[name] = reason
-	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": ReplicaSchedulingPreferenceResource.GroupVersion().String(),
-		"kind":       "ReplicaSchedulingPreference",
-		"metadata":   metadata,
-		"spec": map[string]any{
-			"targetKind":                   p.TargetKind,
-			"totalReplicas":                p.TotalReplicas,
-			"rebalance":                    p.Rebalance,
-			"intersectWithClusterSelector": p.IntersectWithClusterSelector,
-			"clusters":                     clusters,
-		},
-		// The split as the provider planned it; KubeFed's own schema does
-		// not describe a status, so a host with KubeFed's CRD may drop it.
-		"status": map[string]any{
-			"replicas":         replicas,
-			"unplacedReplicas": p.Status.UnplacedReplicas,
-			"excludedClusters": excluded,
-		},
-	}}, nil
+	return toUnstructured(&obj)
 }
 
-func schedulingPreferenceFromObject(obj *unstructured.Unstructured) (*SchedulingPreference, error) {
-	p := &SchedulingPreference{Namespace: obj.GetNamespace(), Name: obj.GetName(), Clusters: map[string]ClusterPreference{}}
-	spec, _, _ := unstructured.NestedMap(obj.Object, "spec")
-	p.TargetKind, _ = spec["targetKind"].(string)
-	p.TotalReplicas = int64Field(spec["totalReplicas"])
-	p.Rebalance, _ = spec["rebalance"].(bool)
-	p.IntersectWithClusterSelector, _ = spec["intersectWithClusterSelector"].(bool)
-	clusters, _ := spec["clusters"].(map[string]any)
-	for _, name := range slices.Sorted(maps.Keys(clusters)) {
-		entry, _ := clusters[name].(map[string]any)
-		c := ClusterPreference{MinReplicas: int64Field(entry["minReplicas"]), Weight: int64Field(entry["weight"])}
-		if maximum, ok := entry["maxReplicas"]; ok && maximum != nil {
-			n := int64Field(maximum)
-			c.MaxReplicas = &n
-		}
-		p.Clusters[name] = c
+func schedulingPreferenceFromObject(u *unstructured.Unstructured) (*SchedulingPreference, error) {
+	var obj replicaSchedulingPreference
+	if err := fromUnstructured(u, &obj); err != nil {
+		return nil, err
 	}
-	annotations := obj.GetAnnotations()
-	p.Strategy = annotations[AnnotationStrategy]
-	p.ReplicasPath = annotations[AnnotationReplicasPath]
-	if raw := annotations[AnnotationClusterSelector]; raw != "" {
+	p := &SchedulingPreference{
+		Namespace: obj.Namespace, Name: obj.Name,
+		TargetKind:                   obj.Spec.TargetKind,
+		TotalReplicas:                obj.Spec.TotalReplicas,
+		Rebalance:                    obj.Spec.Rebalance,
+		IntersectWithClusterSelector: obj.Spec.IntersectWithClusterSelector,
+		Clusters:                     map[string]ClusterPreference{},
+		Strategy:                     obj.Annotations[AnnotationStrategy],
+		ReplicasPath:                 obj.Annotations[AnnotationReplicasPath],
+	}
+	for name, c := range obj.Spec.Clusters {
+		p.Clusters[name] = ClusterPreference(c)
+	}
+	if raw := obj.Annotations[AnnotationClusterSelector]; raw != "" {
 		selector := &metav1.LabelSelector{}
 		if err := json.Unmarshal([]byte(raw), selector); err != nil {
 			return nil, fmt.Errorf("ReplicaSchedulingPreference %s/%s: annotation %s is not a label selector: %w",
@@ -227,36 +213,18 @@ func schedulingPreferenceFromObject(obj *unstructured.Unstructured) (*Scheduling
 		}
 		p.ClusterSelector = selector
 	}
-	status, _, _ := unstructured.NestedMap(obj.Object, "status")
-	p.Status.UnplacedReplicas = int64Field(status["unplacedReplicas"])
-	if replicas, ok := status["replicas"].(map[string]any); ok {
-		p.Status.Replicas = map[string]int64{}
-		for name, n := range replicas {
-			p.Status.Replicas[name] = int64Field(n)
-		}
-	}
-	if excluded, ok := status["excludedClusters"].(map[string]any); ok {
-		p.Status.ExcludedClusters = map[string]string{}
-		for name, reason := range excluded {
-			p.Status.ExcludedClusters[name], _ = reason.(string)
-		}
+	if obj.Status != nil {
+		p.Status = SchedulingStatus(*obj.Status)
 	}
 	return p, nil
 }
 
-// int64Field reads an integer the way the dynamic client decodes JSON:
-// int64, or float64 for numbers written by other clients.
-func int64Field(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case int:
-		return int64(n)
-	case float64:
-		return int64(n)
-	default:
-		return 0
+// nonNil is m, or an empty map for nil: the status always lists its maps.
+func nonNil[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
 	}
+	return m
 }
 
 func labelSelectorFrom(raw map[string]any) (*metav1.LabelSelector, error) {

@@ -1,17 +1,22 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"text/template"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
 )
 
 // FederatedGroup and FederatedVersion are where the Federated<Kind> types
@@ -135,21 +140,27 @@ func (r *Registry) ResolveTarget(apiVersion, kind, plural string, namespaced *bo
 // ApplyType installs the Federated<Kind> CRD unless it exists, waits until
 // it is served, and writes the FederatedTypeConfig.
 func (r *Registry) ApplyType(ctx context.Context, t FederatedType) error {
-	if err := r.ensureCRD(ctx, FederatedCRD(t.Federated)); err != nil {
+	crd, err := FederatedCRD(t.Federated)
+	if err != nil {
 		return err
 	}
-	obj := typeConfigObject(t.Name(), r.namespace)
-	spec := map[string]any{
-		"targetType":    apiResourceSpec(t.Target),
-		"federatedType": apiResourceSpec(t.Federated),
-		"propagation":   t.Propagation,
+	if err := r.ensureCRD(ctx, crd); err != nil {
+		return err
 	}
-	if t.StatusCollection != "" {
-		spec["statusCollection"] = t.StatusCollection
-	}
-	obj.Object["spec"] = spec
-	_, err := r.dynamic.Resource(FederatedTypeConfigResource).Namespace(r.namespace).Apply(ctx, t.Name(), obj, r.applyOptions())
+	obj, err := toUnstructured(&federatedTypeConfig{
+		TypeMeta:   typeMeta(FederatedTypeConfigResource.GroupVersion(), "FederatedTypeConfig"),
+		ObjectMeta: metav1.ObjectMeta{Name: t.Name(), Namespace: r.namespace},
+		Spec: federatedTypeConfigSpec{
+			TargetType:       t.Target.spec(),
+			FederatedType:    t.Federated.spec(),
+			Propagation:      t.Propagation,
+			StatusCollection: t.StatusCollection,
+		},
+	})
 	if err != nil {
+		return err
+	}
+	if _, err := r.typeConfigs().Apply(ctx, t.Name(), obj, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing FederatedTypeConfig %s/%s in the host: %w", r.namespace, t.Name(), err)
 	}
 	return nil
@@ -158,23 +169,35 @@ func (r *Registry) ApplyType(ctx context.Context, t FederatedType) error {
 // GetType reads the FederatedTypeConfig called name. It returns ErrNotFound
 // when it does not exist.
 func (r *Registry) GetType(ctx context.Context, name string) (*FederatedType, error) {
-	obj, err := r.dynamic.Resource(FederatedTypeConfigResource).Namespace(r.namespace).Get(ctx, name, metav1.GetOptions{})
+	u, err := r.typeConfigs().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("FederatedTypeConfig %s/%s: %w", r.namespace, name, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading FederatedTypeConfig %s/%s of the host: %w", r.namespace, name, err)
 	}
-	t := &FederatedType{
-		Target:    apiResourceFromSpec(obj.Object, "targetType"),
-		Federated: apiResourceFromSpec(obj.Object, "federatedType"),
+	return typeFromObject(u)
+}
+
+func typeFromObject(u *unstructured.Unstructured) (*FederatedType, error) {
+	var obj federatedTypeConfig
+	if err := fromUnstructured(u, &obj); err != nil {
+		return nil, err
 	}
-	t.Propagation, _, _ = unstructured.NestedString(obj.Object, "spec", "propagation")
-	t.StatusCollection, _, _ = unstructured.NestedString(obj.Object, "spec", "statusCollection")
+	t := &FederatedType{
+		Target:           apiResourceOf(obj.Spec.TargetType),
+		Federated:        apiResourceOf(obj.Spec.FederatedType),
+		Propagation:      obj.Spec.Propagation,
+		StatusCollection: obj.Spec.StatusCollection,
+	}
 	if t.StatusCollection == "" {
 		t.StatusCollection = Disabled
 	}
 	return t, nil
+}
+
+func (r *Registry) typeConfigs() dynamic.ResourceInterface {
+	return r.dynamic.Resource(FederatedTypeConfigResource).Namespace(r.namespace)
 }
 
 // RemainingObjects lists, as namespace/name, the Federated<Kind> objects of
@@ -215,7 +238,7 @@ func (r *Registry) DeleteType(ctx context.Context, t FederatedType) error {
 		return fmt.Errorf("%d %s object(s) remain in the host (%s); delete them first, then destroy the type",
 			n, t.Federated.Kind, strings.Join(shown, ", "))
 	}
-	err = r.dynamic.Resource(FederatedTypeConfigResource).Namespace(r.namespace).Delete(ctx, t.Name(), metav1.DeleteOptions{})
+	err = r.typeConfigs().Delete(ctx, t.Name(), metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting FederatedTypeConfig %s/%s of the host: %w", r.namespace, t.Name(), err)
 	}
@@ -227,118 +250,34 @@ func (r *Registry) DeleteType(ctx context.Context, t FederatedType) error {
 	return nil
 }
 
+//go:embed crds/federated.yaml.tmpl
+var federatedCRDTemplate string
+
+var federatedCRD = template.Must(template.New("federated").Parse(federatedCRDTemplate))
+
 // FederatedCRD is the CRD of a Federated<Kind> type: a template kept as
 // given, a placement by names or label selector, per-cluster overrides as
 // JSON patches, and a status the federation writes.
-func FederatedCRD(federated APIResource) *unstructured.Unstructured {
-	str := map[string]any{"type": "string"}
-	strList := map[string]any{"type": "array", "items": str}
-	openObject := map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
-	selector := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"matchLabels": map[string]any{"type": "object", "additionalProperties": str},
-			"matchExpressions": map[string]any{"type": "array", "items": map[string]any{
-				"type":     "object",
-				"required": []any{"key", "operator"},
-				"properties": map[string]any{
-					"key": str, "operator": str, "values": strList,
-				},
-			}},
-		},
+func FederatedCRD(federated APIResource) (*unstructured.Unstructured, error) {
+	var text bytes.Buffer
+	err := federatedCRD.Execute(&text, map[string]string{
+		"Group": federated.Group, "Version": federated.Version, "Kind": federated.Kind,
+		"Plural": federated.Plural, "Singular": strings.ToLower(federated.Kind), "Scope": federated.scope(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the CRD of %s: %w", federated.Kind, err)
 	}
-	spec := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"template": openObject,
-			"placement": map[string]any{"type": "object", "properties": map[string]any{
-				"clusters": map[string]any{"type": "array", "items": map[string]any{
-					"type": "object", "required": []any{"name"}, "properties": map[string]any{"name": str},
-				}},
-				"clusterSelector": selector,
-			}},
-			"overrides": map[string]any{"type": "array", "items": map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"clusterName": str,
-					"clusterOverrides": map[string]any{"type": "array", "items": map[string]any{
-						"type":     "object",
-						"required": []any{"path"},
-						"properties": map[string]any{
-							"op":    map[string]any{"type": "string", "pattern": "^(add|remove|replace)?$"},
-							"path":  str,
-							"value": map[string]any{"x-kubernetes-preserve-unknown-fields": true},
-						},
-					}},
-				},
-			}},
-			"retainReplicas": map[string]any{"type": "boolean"},
-		},
+	obj := map[string]any{}
+	if err := yaml.Unmarshal(text.Bytes(), &obj); err != nil {
+		return nil, fmt.Errorf("the CRD of %s: %w", federated.Kind, err)
 	}
-	crd := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1",
-		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": federated.Plural + "." + federated.Group},
-		"spec": map[string]any{
-			"group": federated.Group,
-			"names": map[string]any{
-				"kind":     federated.Kind,
-				"listKind": federated.Kind + "List",
-				"plural":   federated.Plural,
-				"singular": strings.ToLower(federated.Kind),
-			},
-			"scope": federated.scope(),
-			"versions": []any{map[string]any{
-				"name":         federated.Version,
-				"served":       true,
-				"storage":      true,
-				"subresources": map[string]any{"status": map[string]any{}},
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{
-					"type":     "object",
-					"required": []any{"spec"},
-					"properties": map[string]any{
-						"apiVersion": str,
-						"kind":       str,
-						"metadata":   map[string]any{"type": "object"},
-						"spec":       spec,
-						"status":     openObject,
-					},
-				}},
-			}},
-		},
-	}}
-	return crd
+	return &unstructured.Unstructured{Object: obj}, nil
 }
 
-func typeConfigObject(name, namespace string) *unstructured.Unstructured {
-	obj := &unstructured.Unstructured{Object: map[string]any{}}
-	obj.SetAPIVersion(FederatedTypeConfigResource.GroupVersion().String())
-	obj.SetKind("FederatedTypeConfig")
-	obj.SetName(name)
-	obj.SetNamespace(namespace)
-	return obj
+func (a APIResource) spec() apiResourceSpec {
+	return apiResourceSpec{Group: a.Group, Version: a.Version, Kind: a.Kind, PluralName: a.Plural, Scope: a.scope()}
 }
 
-func apiResourceSpec(a APIResource) map[string]any {
-	spec := map[string]any{
-		"version":    a.Version,
-		"kind":       a.Kind,
-		"pluralName": a.Plural,
-		"scope":      a.scope(),
-	}
-	if a.Group != "" {
-		spec["group"] = a.Group
-	}
-	return spec
-}
-
-func apiResourceFromSpec(obj map[string]any, field string) APIResource {
-	var a APIResource
-	a.Group, _, _ = unstructured.NestedString(obj, "spec", field, "group")
-	a.Version, _, _ = unstructured.NestedString(obj, "spec", field, "version")
-	a.Kind, _, _ = unstructured.NestedString(obj, "spec", field, "kind")
-	a.Plural, _, _ = unstructured.NestedString(obj, "spec", field, "pluralName")
-	scope, _, _ := unstructured.NestedString(obj, "spec", field, "scope")
-	a.Namespaced = scope == "Namespaced"
-	return a
+func apiResourceOf(s apiResourceSpec) APIResource {
+	return APIResource{Group: s.Group, Version: s.Version, Kind: s.Kind, Plural: s.PluralName, Namespaced: s.Scope == "Namespaced"}
 }

@@ -3,7 +3,7 @@ data "kubefed_clusters" "all" {}
 
 # Only the clusters of the production environment outside the EU.
 data "kubefed_clusters" "production_outside_eu" {
-  cluster_selector {
+  cluster_selector = {
     match_labels = { env = "production" }
     match_expressions = [{
       key      = "region"

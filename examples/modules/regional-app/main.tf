@@ -8,12 +8,23 @@ terraform {
   }
 }
 
+locals {
+  # The per-region settings as override rules: the same value works as the
+  # ConfigMap's overrides and as provider::kubefed::render_object's argument.
+  config_overrides = [for region, settings in var.regional_config : {
+    cluster_selector = { match_labels = { region = region } }
+    patches = [for key, value in settings : {
+      op    = "add"
+      path  = "/data/${key}"
+      value = jsonencode(value)
+    }]
+  }]
+}
+
 resource "kubefed_federated_object" "namespace" {
-  type     = var.types.namespaces
-  template = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = var.namespace } })
-  placement {
-    cluster_selector {}
-  }
+  type      = var.types.namespaces
+  template  = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = var.namespace } })
+  placement = { cluster_selector = {} }
 }
 
 resource "kubefed_federated_object" "config" {
@@ -24,22 +35,8 @@ resource "kubefed_federated_object" "config" {
     metadata   = { name = var.name, namespace = var.namespace }
     data       = var.config
   })
-  placement {
-    cluster_selector {}
-  }
-  dynamic "overrides" {
-    for_each = var.regional_config
-    content {
-      cluster_selector {
-        match_labels = { region = overrides.key }
-      }
-      patches = [for key, value in overrides.value : {
-        op    = "add"
-        path  = "/data/${key}"
-        value = jsonencode(value)
-      }]
-    }
-  }
+  placement  = { cluster_selector = {} }
+  overrides  = local.config_overrides
   depends_on = [kubefed_federated_object.namespace]
 }
 

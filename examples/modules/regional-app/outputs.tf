@@ -12,3 +12,8 @@ output "placed_clusters" {
   description = "Clusters that receive the Deployment."
   value       = kubefed_federated_object.app.placed_clusters
 }
+
+output "config_overrides" {
+  description = "The ConfigMap's override rules, for provider::kubefed::render_object."
+  value       = local.config_overrides
+}

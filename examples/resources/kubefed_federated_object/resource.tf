@@ -21,21 +21,22 @@ resource "kubefed_federated_object" "web" {
     }
   })
 
-  placement {
-    cluster_selector {
+  placement = {
+    cluster_selector = {
       match_labels = { tier = "gold" }
     }
   }
 
-  overrides {
-    cluster_selector {
-      match_expressions = [{ key = "region", operator = "In", values = ["eu-central", "eu-west"] }]
+  overrides = [
+    {
+      cluster_selector = {
+        match_expressions = [{ key = "region", operator = "In", values = ["eu-central", "eu-west"] }]
+      }
+      patches = [{ path = "/spec/template/spec/containers/0/image", value = jsonencode("registry.eu.example.com/nginx:1.27") }]
+    },
+    {
+      cluster = "berlin"
+      patches = [{ path = "/spec/replicas", value = jsonencode(5) }]
     }
-    patches = [{ path = "/spec/template/spec/containers/0/image", value = jsonencode("registry.eu.example.com/nginx:1.27") }]
-  }
-
-  overrides {
-    cluster = "berlin"
-    patches = [{ path = "/spec/replicas", value = jsonencode(5) }]
-  }
+  ]
 }

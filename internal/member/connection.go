@@ -1,4 +1,4 @@
-package registry
+package member
 
 import (
 	"crypto/tls"

@@ -1,4 +1,4 @@
-package registry
+package member
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func ProbeWithClient(ctx context.Context, name, endpoint string, client *http.Cl
 	versionCh := make(chan string, 1)
 	go func() { versionCh <- version(ctx, client, endpoint) }()
 	status, body, err := get(ctx, client, endpoint, "/healthz")
-	hints := memberHints(name)
+	hints := Hints(name)
 	switch {
 	case err != nil:
 		result.Offline = true
@@ -96,7 +96,9 @@ func ProbeWithClient(ctx context.Context, name, endpoint string, client *http.Cl
 
 func probeTime() time.Time { return time.Now().UTC().Truncate(time.Second) }
 
-func memberHints(name string) kube.Hints {
+// Hints say, in terms of a cluster registration's attributes, what to fix
+// when a request to the member fails.
+func Hints(name string) kube.Hints {
 	return kube.Hints{
 		Credentials: fmt.Sprintf("check token, or client_certificate and client_key, of cluster %q", name),
 		Permissions: fmt.Sprintf("grant the identity of cluster %q's credentials access to /healthz (and what the federation writes)", name),

@@ -1,0 +1,91 @@
+package member
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+)
+
+// Settings are what every member's clients share: the client-side rate
+// limit, the bound on one request and the user agent.
+type Settings struct {
+	QPS            float32
+	Burst          int
+	RequestTimeout time.Duration
+	UserAgent      string
+}
+
+// Pool holds one set of clients per member cluster for a whole run, shared
+// by every resource, so each member gets one HTTP client with kept-alive
+// connections and one discovery cache. It is safe for concurrent use.
+type Pool struct {
+	factory  kube.ClientFactory
+	settings Settings
+
+	mu      sync.Mutex
+	members map[string]pooled
+}
+
+type pooled struct {
+	key     string
+	clients *kube.Clients
+}
+
+// NewPool returns an empty pool that builds clients with factory.
+func NewPool(factory kube.ClientFactory, s Settings) *Pool {
+	return &Pool{factory: factory, settings: s, members: map[string]pooled{}}
+}
+
+// Clients returns the clients of the named member, built on first use and
+// rebuilt only when its connection changes.
+func (p *Pool) Clients(name string, conn Connection) (*kube.Clients, error) {
+	key := connectionKey(conn)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e, ok := p.members[name]; ok && e.key == key {
+		return e.clients, nil
+	}
+	cfg, err := conn.RESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", name, err)
+	}
+	cfg.QPS = p.settings.QPS
+	cfg.Burst = p.settings.Burst
+	cfg.Timeout = p.settings.RequestTimeout
+	cfg.UserAgent = p.settings.UserAgent
+	clients, err := p.factory.NewClients(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", name, err)
+	}
+	p.members[name] = pooled{key: key, clients: clients}
+	return clients, nil
+}
+
+// Probe asks a member for its health through the member's shared clients,
+// so the connection the probe opens serves the reads and writes that follow
+// in the same run.
+func (p *Pool) Probe(ctx context.Context, name string, conn Connection) ProbeResult {
+	clients, err := p.Clients(name, conn)
+	if err != nil || clients.HTTP == nil {
+		return Probe(ctx, name, conn)
+	}
+	return ProbeWithClient(ctx, name, conn.APIEndpoint, clients.HTTP)
+}
+
+// connectionKey identifies a connection without keeping its secrets in
+// memory twice.
+func connectionKey(c Connection) string {
+	h := sha256.New()
+	for _, part := range []string{c.APIEndpoint, string(c.CABundle), c.Token, string(c.ClientCertificate),
+		string(c.ClientKey), strings.Join(c.DisabledTLSValidations, ","), c.ProxyURL} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

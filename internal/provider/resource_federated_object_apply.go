@@ -1,0 +1,259 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
+)
+
+// hostRecordGrace bounds the host write that follows an apply cut short (a
+// timeout, an interrupt): the host still learns what each cluster holds.
+const hostRecordGrace = 15 * time.Second
+
+// apply carries out the plan: the operations reconcile.Diff decides are run
+// on the members in parallel, their outcomes are folded into what each
+// cluster holds, and the host's Federated<Kind> records the spec and each
+// cluster's status. plan becomes the new state. It reports false when it
+// stopped before writing anything, so the caller keeps the prior state.
+func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federatedObjectModel, timeout time.Duration, diags *diag.Diagnostics) bool {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	in, snapshot, ok := r.applyInputs(ctx, plan, diags)
+	if !ok {
+		return false
+	}
+	input := diffInput(in, snapshot, plan, prior)
+	ops := reconcile.Diff(input)
+	outcomes := r.carryOut(ctx, in, snapshot, input, ops, diags)
+	record := reconcile.Fold(input, ops, outcomes)
+	plan.Rendered = stringMap(record.Held)
+	plan.ClusterStatus = statusValue(record.Status, diags)
+	r.recordInHost(ctx, in, record, diags)
+	reportFailures(in, record, diags)
+	return true
+}
+
+// applyInputs reads the configuration, the registry and the host, and fills
+// what the plan left to apply because an input was unknown then.
+func (r *federatedObjectResource) applyInputs(ctx context.Context, plan *federatedObjectModel, diags *diag.Diagnostics) (*objectInputs, *runstate.Snapshot, bool) {
+	if _, err := r.data.bootstrappedRegistry(ctx); err != nil {
+		diags.AddError("Cannot write the federated object", err.Error())
+		return nil, nil, false
+	}
+	in, inDiags := r.inputs(ctx, plan)
+	diags.Append(inDiags...)
+	if diags.HasError() {
+		return nil, nil, false
+	}
+	snapshot, err := r.data.snapshot(ctx)
+	if err != nil {
+		diags.AddError("Cannot read the registered clusters", err.Error())
+		return nil, nil, false
+	}
+	if plan.Rendered.IsUnknown() || plan.PlacedClusters.IsUnknown() {
+		out := r.desired(ctx, in, snapshot, nil, false, diags)
+		if diags.HasError() {
+			return nil, nil, false
+		}
+		plan.PlacedClusters = stringSet(out.placed)
+		plan.Rendered = stringMap(out.rendered)
+	}
+	plan.ID = types.StringValue(in.id)
+	return in, snapshot, true
+}
+
+// diffInput is what the plan wants, what the state says each cluster
+// holds, and which clusters can be reached.
+func diffInput(in *objectInputs, snapshot *runstate.Snapshot, plan, prior *federatedObjectModel) reconcile.Input {
+	input := reconcile.Input{
+		Want:   mapStrings(plan.Rendered),
+		Held:   map[string]string{},
+		Placed: setStrings(plan.PlacedClusters),
+		Reach:  map[string]reconcile.Reach{},
+		Orphan: in.orphan,
+	}
+	if prior != nil {
+		input.Held = mapStrings(prior.Rendered)
+	}
+	for _, names := range [][]string{sortedKeys(input.Want), sortedKeys(input.Held)} {
+		for _, name := range names {
+			input.Reach[name] = reachOf(snapshot, name)
+		}
+	}
+	return input
+}
+
+func reachOf(snapshot *runstate.Snapshot, name string) reconcile.Reach {
+	c, ok := snapshot.Cluster(name)
+	switch {
+	case !ok:
+		return reconcile.NotRegistered
+	case c.Connection.APIEndpoint == "":
+		return reconcile.RegisteredInRun
+	}
+	return reconcile.Reachable
+}
+
+// carryOut runs the applies and removals on their members, in parallel,
+// and returns their outcomes; work that never started has none.
+func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
+	input reconcile.Input, ops []reconcile.Operation, diags *diag.Diagnostics) []reconcile.Outcome {
+	var outcomes []reconcile.Outcome
+	var members []propagation.Member
+	payloads := map[string][]byte{}
+	for _, op := range ops {
+		warnSkipped(in, op, diags)
+		if op.Action != reconcile.Apply && op.Action != reconcile.Remove {
+			continue
+		}
+		m, err := r.member(snapshot, op.Cluster)
+		if err == nil && op.Action == reconcile.Apply {
+			c, _ := snapshot.Cluster(op.Cluster)
+			payloads[op.Cluster], err = in.payload(federation.Cluster{Name: c.Name, Labels: c.Labels}, input.Want[op.Cluster])
+		}
+		if err != nil {
+			outcomes = append(outcomes, reconcile.Outcome{Cluster: op.Cluster, Err: err.Error()})
+			continue
+		}
+		members = append(members, m)
+	}
+	opts := r.options(in.force, 0)
+	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
+		if payload, ok := payloads[m.Name]; ok {
+			return propagation.Apply(ctx, m, in.object, payload, opts)
+		}
+		return propagation.Remove(ctx, m, in.object, in.orphan, opts)
+	})
+	for _, res := range results {
+		addServerWarnings(diags, in.object, res)
+		if res.NotRun {
+			continue
+		}
+		outcomes = append(outcomes, outcomeOf(res))
+	}
+	return outcomes
+}
+
+func outcomeOf(res propagation.Result) reconcile.Outcome {
+	o := reconcile.Outcome{Cluster: res.Cluster}
+	if res.Err != nil {
+		o.Err = res.Err.Error()
+		o.Uncertain = propagation.Uncertain(res.Err)
+	}
+	return o
+}
+
+// warnSkipped tells about a cluster the apply leaves alone.
+func warnSkipped(in *objectInputs, op reconcile.Operation, diags *diag.Diagnostics) {
+	switch {
+	case op.Action == reconcile.Forget:
+		diags.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", op.Cluster),
+			fmt.Sprintf("%s stays on cluster %q: %s.", in.object, op.Cluster, op.Reason))
+	case op.Action == reconcile.Skip && op.Status == reconcile.StatusClusterNotReady:
+		diags.AddWarning(fmt.Sprintf("Cluster %q is not placed yet", op.Cluster),
+			fmt.Sprintf("%s was not applied to cluster %q: %s.", in.object, op.Cluster, op.Reason))
+	}
+}
+
+// recordInHost writes the Federated<Kind> with each cluster's status. An
+// apply cut short still records what the clusters hold, within a grace.
+func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectInputs, record reconcile.Record, diags *diag.Diagnostics) {
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), hostRecordGrace)
+		defer cancel()
+	}
+	reg, err := r.data.registry(ctx)
+	if err == nil {
+		status := map[string]string{}
+		for cluster, s := range record.Status {
+			status[cluster] = s.Status
+		}
+		host := in.hostObject(status)
+		err = reg.ApplyFederatedObject(ctx, in.ft, host, host.Namespace != "" && r.data.run.NamespaceEnsured(host.Namespace))
+	}
+	if err != nil {
+		diags.AddError("Cannot write the federated object to the host", err.Error()+
+			"\n\nThe members hold what the state records; the next plan compares the host's record with the configuration and writes it again.")
+	}
+}
+
+// reportFailures turns the clusters that failed into one error.
+func reportFailures(in *objectInputs, record reconcile.Record, diags *diag.Diagnostics) {
+	var failed []string
+	for _, cluster := range sortedKeys(record.Status) {
+		if s := record.Status[cluster]; s.Failed() {
+			failed = append(failed, fmt.Sprintf("cluster %q (%s): %s", cluster, s.Status, s.Message))
+		}
+	}
+	if len(failed) > 0 {
+		diags.AddError(fmt.Sprintf("Propagation of %s failed on %d cluster(s)", in.object, len(failed)),
+			strings.Join(failed, "\n")+"\n\nThe other clusters were updated; the state records what each cluster holds, "+
+				"so the next plan shows only the remaining work.")
+	}
+}
+
+var errNotRegistered = errors.New("the cluster is not registered")
+
+// member returns the shared clients of a registered cluster.
+func (r *federatedObjectResource) member(snapshot *runstate.Snapshot, cluster string) (propagation.Member, error) {
+	c, ok := snapshot.Cluster(cluster)
+	if !ok {
+		return propagation.Member{}, fmt.Errorf("cluster %q: %w", cluster, errNotRegistered)
+	}
+	if c.Connection.APIEndpoint == "" {
+		return propagation.Member{}, fmt.Errorf("cluster %q is registered in this run and has no API endpoint yet", cluster)
+	}
+	clients, err := r.data.members.Clients(cluster, c.Connection)
+	if err != nil {
+		return propagation.Member{}, err
+	}
+	return propagation.Member{Name: cluster, Clients: clients}, nil
+}
+
+// options are the propagation settings of one operation.
+func (r *federatedObjectResource) options(force bool, timeout time.Duration) propagation.Options {
+	return propagation.Options{
+		FieldManager: r.data.settings.FieldManager,
+		Force:        force,
+		MaxParallel:  r.data.settings.MaxParallelClusters,
+		Timeout:      timeout,
+	}
+}
+
+// addServerWarnings shows what a member's API server warned about the
+// object, once per cluster.
+func addServerWarnings(diags *diag.Diagnostics, object propagation.Object, res propagation.Result) {
+	if len(res.Warnings) == 0 {
+		return
+	}
+	diags.AddWarning(fmt.Sprintf("Cluster %q warns about %s", res.Cluster, object),
+		"The cluster's API server answered with these warnings:\n- "+strings.Join(res.Warnings, "\n- "))
+}
+
+// statusValue is the cluster_status value of a record.
+func statusValue(status map[string]reconcile.Status, diags *diag.Diagnostics) types.Map {
+	entries := make(map[string]clusterStatus, len(status))
+	for cluster, s := range status {
+		entries[cluster] = clusterStatus{Status: s.Status, Message: s.Message}
+	}
+	v, d := types.MapValueFrom(context.Background(), clusterStatusType, entries)
+	diags.Append(d...)
+	return v
+}
+
+// clusterStatus is one entry of cluster_status.
+type clusterStatus struct {
+	Status  string `tfsdk:"status"`
+	Message string `tfsdk:"message"`
+}

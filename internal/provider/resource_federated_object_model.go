@@ -1,0 +1,193 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+)
+
+// federatedObjectModel is kubefed_federated_object. Placement and overrides
+// are kept as framework values, so that a plan whose parts are only known at
+// apply still decodes; objectConfig turns them into plain Go once known.
+type federatedObjectModel struct {
+	ID              types.String   `tfsdk:"id"`
+	Type            types.String   `tfsdk:"type"`
+	Template        templateValue  `tfsdk:"template"`
+	Placement       types.Object   `tfsdk:"placement"`
+	Overrides       types.List     `tfsdk:"overrides"`
+	ClusterReplicas types.Map      `tfsdk:"cluster_replicas"`
+	DeletionPolicy  types.String   `tfsdk:"deletion_policy"`
+	ForceConflicts  types.Bool     `tfsdk:"force_conflicts"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+	PlacedClusters  types.Set      `tfsdk:"placed_clusters"`
+	Rendered        types.Map      `tfsdk:"rendered"`
+	ClusterStatus   types.Map      `tfsdk:"cluster_status"`
+}
+
+type placementModel struct {
+	Clusters        []string     `tfsdk:"clusters"`
+	ClusterSelector types.Object `tfsdk:"cluster_selector"`
+}
+
+type overrideModel struct {
+	Cluster         types.String `tfsdk:"cluster"`
+	ClusterSelector types.Object `tfsdk:"cluster_selector"`
+	Patches         []patchModel `tfsdk:"patches"`
+}
+
+type patchModel struct {
+	Op    types.String         `tfsdk:"op"`
+	Path  types.String         `tfsdk:"path"`
+	Value jsontypes.Normalized `tfsdk:"value"`
+}
+
+var (
+	patchType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"op":    types.StringType,
+		"path":  types.StringType,
+		"value": jsontypes.NormalizedType{},
+	}}
+	overrideType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"cluster":          types.StringType,
+		"cluster_selector": clusterSelectorType,
+		"patches":          types.ListType{ElemType: patchType},
+	}}
+	placementType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"clusters":         types.ListType{ElemType: types.StringType},
+		"cluster_selector": clusterSelectorType,
+	}}
+	// clusterStatusType is one entry of cluster_status.
+	clusterStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"status":  types.StringType,
+		"message": types.StringType,
+	}}
+)
+
+// objectConfig is the configuration of a federated object in the engine's
+// terms, read once every part of it is known.
+type objectConfig struct {
+	placement    federation.Placement
+	placementSet bool
+	overrides    []federation.OverrideRule
+	replicas     map[string]int64
+}
+
+// config converts placement, overrides and cluster_replicas. Errors name
+// the attribute they are about.
+func (m *federatedObjectModel) config(ctx context.Context) (objectConfig, error) {
+	var c objectConfig
+	if !m.Placement.IsNull() {
+		var p placementModel
+		if diags := m.Placement.As(ctx, &p, basetypes.ObjectAsOptions{}); diags.HasError() {
+			return c, attributeErr(path.Root("placement"), diagError(diags))
+		}
+		selector, err := selectorOf(ctx, p.ClusterSelector)
+		if err != nil {
+			return c, attributeErr(path.Root("placement").AtName("cluster_selector"), err)
+		}
+		c.placementSet = true
+		c.placement = federation.Placement{Clusters: p.Clusters, Selector: engineSelector(selector)}
+	}
+	rules, err := overrideRulesOf(ctx, m.Overrides)
+	if err != nil {
+		return c, err
+	}
+	c.overrides = rules
+	if !m.ClusterReplicas.IsNull() {
+		c.replicas = map[string]int64{}
+		if diags := m.ClusterReplicas.ElementsAs(ctx, &c.replicas, false); diags.HasError() {
+			return c, attributeErr(path.Root("cluster_replicas"), diagError(diags))
+		}
+	}
+	return c, nil
+}
+
+// overrideRulesOf is the one conversion of an overrides value into the
+// engine's rules: nil for none.
+func overrideRulesOf(ctx context.Context, v types.List) ([]federation.OverrideRule, error) {
+	if v.IsNull() || v.IsUnknown() {
+		return nil, nil
+	}
+	var models []overrideModel
+	if diags := v.ElementsAs(ctx, &models, false); diags.HasError() {
+		return nil, attributeErr(path.Root("overrides"), diagError(diags))
+	}
+	var rules []federation.OverrideRule
+	for i, o := range models {
+		selector, err := selectorOf(ctx, o.ClusterSelector)
+		if err != nil {
+			return nil, attributeErr(path.Root("overrides").AtListIndex(i).AtName("cluster_selector"), err)
+		}
+		rule := federation.OverrideRule{Cluster: o.Cluster.ValueString(), Selector: engineSelector(selector)}
+		for _, p := range o.Patches {
+			rule.Patches = append(rule.Patches, federation.Patch{Op: p.Op.ValueString(), Path: p.Path.ValueString(), Value: p.Value.ValueString()})
+		}
+		rules = append(rules, rule)
+	}
+	return rules, nil
+}
+
+// placementValue is the placement value of what the host records: null
+// when the host records no placement.
+func placementValue(ctx context.Context, p federation.Placement) (types.Object, error) {
+	if p.Clusters == nil && p.Selector == nil {
+		return types.ObjectNull(placementType.AttrTypes), nil
+	}
+	selector, err := selectorValue(ctx, labelSelector(p.Selector))
+	if err != nil {
+		return types.Object{}, err
+	}
+	v, diags := types.ObjectValueFrom(ctx, placementType.AttrTypes, placementModel{Clusters: p.Clusters, ClusterSelector: selector})
+	if diags.HasError() {
+		return v, diagError(diags)
+	}
+	return v, nil
+}
+
+// overridesValue is the overrides value of what the host records: null for
+// no rules.
+func overridesValue(ctx context.Context, rules []federation.OverrideRule) (types.List, error) {
+	if len(rules) == 0 {
+		return types.ListNull(overrideType), nil
+	}
+	models := make([]overrideModel, 0, len(rules))
+	for _, rule := range rules {
+		selector, err := selectorValue(ctx, labelSelector(rule.Selector))
+		if err != nil {
+			return types.List{}, err
+		}
+		o := overrideModel{Cluster: nullIfEmpty(rule.Cluster), ClusterSelector: selector, Patches: []patchModel{}}
+		for _, p := range rule.Patches {
+			value := jsontypes.NewNormalizedNull()
+			if p.Value != "" {
+				value = jsontypes.NewNormalizedValue(p.Value)
+			}
+			o.Patches = append(o.Patches, patchModel{Op: nullIfEmpty(p.Op), Path: types.StringValue(p.Path), Value: value})
+		}
+		models = append(models, o)
+	}
+	v, diags := types.ListValueFrom(ctx, overrideType, models)
+	if diags.HasError() {
+		return v, diagError(diags)
+	}
+	return v, nil
+}
+
+// attributeError is an error about one attribute, reported there.
+type attributeError struct {
+	path path.Path
+	err  error
+}
+
+func (e *attributeError) Error() string { return fmt.Sprintf("%s: %v", e.path, e.err) }
+func (e *attributeError) Unwrap() error { return e.err }
+
+func attributeErr(p path.Path, err error) error { return &attributeError{path: p, err: err} }

@@ -1,0 +1,206 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
+)
+
+// Read refreshes the object from the host's Federated<Kind> and from each
+// member that holds it, projected onto what was applied there. An imported
+// object takes its configuration from the host.
+func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state federatedObjectModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	importing := state.Template.IsNull()
+	found := r.readHost(ctx, &state, importing, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !found {
+		tflog.Info(ctx, "the federated object is gone from the host; removing it from the state", map[string]any{"id": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	in, diags := r.inputs(ctx, &state)
+	resp.Diagnostics.Append(diags...)
+	snapshot, err := r.data.snapshot(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	held := mapStrings(state.Rendered)
+	if importing {
+		// Nothing was applied by this state yet: the live objects are
+		// projected onto what the placement would send them.
+		out := r.desired(ctx, in, snapshot, nil, false, &resp.Diagnostics)
+		held = out.rendered
+		state.PlacedClusters = stringSet(out.placed)
+	}
+	state.Rendered = stringMap(r.readMembers(ctx, in, snapshot, held, &resp.Diagnostics))
+	if !importing {
+		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
+	}
+	if state.ClusterStatus.IsNull() || state.ClusterStatus.IsUnknown() {
+		status := map[string]reconcile.Status{}
+		for cluster := range mapStrings(state.Rendered) {
+			status[cluster] = reconcile.Status{Status: reconcile.StatusOK}
+		}
+		state.ClusterStatus = statusValue(status, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readHost reads the object's Federated<Kind>, filling the configuration
+// from it when importing. It reports false when the host has no such
+// object.
+func (r *federatedObjectResource) readHost(ctx context.Context, m *federatedObjectModel, importing bool, diags *diag.Diagnostics) bool {
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		diags.AddError("Cannot read the federated object from the host", err.Error())
+		return false
+	}
+	typeName, namespace, name := splitObjectID(m.ID.ValueString())
+	ft, err := r.data.federatedType(ctx, reg, typeName)
+	if err != nil {
+		diags.AddAttributeError(path.Root("type"), "Cannot read the federated object", err.Error())
+		return false
+	}
+	hostNamespace, hostName := registry.FederatedObjectLocation(*ft, namespace, name)
+	fo, err := reg.GetFederatedObject(ctx, *ft, hostNamespace, hostName)
+	if errors.Is(err, registry.ErrNotFound) {
+		if importing {
+			diags.AddError("Cannot import the federated object", err.Error())
+		}
+		return false
+	}
+	if err != nil {
+		diags.AddError("Cannot read the federated object from the host", err.Error())
+		return false
+	}
+	if importing {
+		if err := configFromHost(ctx, m, *ft, namespace, name, fo); err != nil {
+			diags.AddError("Cannot import the federated object", err.Error())
+			return false
+		}
+	}
+	return true
+}
+
+// splitObjectID splits `<type>/<namespace>/<name>` or `<type>/<name>`.
+func splitObjectID(id string) (typeName, namespace, name string) {
+	parts := strings.Split(id, "/")
+	typeName, name = parts[0], parts[len(parts)-1]
+	if len(parts) == 3 {
+		namespace = parts[1]
+	}
+	return typeName, namespace, name
+}
+
+// configFromHost fills the configuration of an object from its
+// Federated<Kind>, whether the provider or KubeFed wrote it.
+func configFromHost(ctx context.Context, m *federatedObjectModel, ft registry.FederatedType, namespace, name string, fo *registry.FederatedObject) error {
+	template := maps.Clone(fo.Template)
+	if template == nil {
+		template = map[string]any{}
+	}
+	template["apiVersion"] = ft.Target.APIVersion()
+	template["kind"] = ft.Target.Kind
+	meta, _ := template["metadata"].(map[string]any)
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["name"] = name
+	if ft.Target.Namespaced {
+		meta["namespace"] = namespace
+	}
+	template["metadata"] = meta
+	raw, err := json.Marshal(template)
+	if err != nil {
+		return err
+	}
+	m.Template = templateValue{StringValue: types.StringValue(string(raw))}
+	if m.Placement, err = placementValue(ctx, fo.Placement); err != nil {
+		return err
+	}
+	if m.Overrides, err = overridesValue(ctx, fo.Overrides); err != nil {
+		return err
+	}
+	m.ClusterReplicas = types.MapNull(types.Int64Type)
+	if fo.Orphan {
+		m.DeletionPolicy = types.StringValue(deletionOrphan)
+	}
+	m.Rendered = types.MapNull(types.StringType)
+	m.ClusterStatus = types.MapNull(clusterStatusType)
+	return nil
+}
+
+// readMembers fetches the object from each cluster in held, in parallel,
+// and returns what each holds, projected onto what was applied there. An
+// object deleted out of band drops out, so the plan re-creates it; an
+// unreachable cluster keeps its entry, with a warning.
+func (r *federatedObjectResource) readMembers(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot, held map[string]string, diags *diag.Diagnostics) map[string]string {
+	now := map[string]string{}
+	applied := map[string]map[string]any{}
+	var members []propagation.Member
+	for _, cluster := range sortedKeys(held) {
+		obj, err := decodeObject(held[cluster])
+		m, merr := r.member(snapshot, cluster)
+		if err != nil || merr != nil {
+			now[cluster] = held[cluster]
+			if merr != nil && !errors.Is(merr, errNotRegistered) {
+				diags.AddWarning(fmt.Sprintf("Cannot read %s on cluster %q", in.object, cluster), merr.Error())
+			}
+			continue
+		}
+		applied[cluster] = obj
+		members = append(members, m)
+	}
+	opts := r.options(false, r.data.settings.RequestTimeout)
+	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
+		return propagation.Read(ctx, m, in.object, applied[m.Name], opts)
+	})
+	for _, res := range results {
+		switch {
+		case res.Err != nil:
+			now[res.Cluster] = held[res.Cluster]
+			diags.AddWarning(fmt.Sprintf("Cluster %q could not be read", res.Cluster),
+				"The state keeps what the cluster last held. "+res.Err.Error())
+		case res.Found:
+			display, err := in.canonical(res.Live)
+			if err != nil {
+				now[res.Cluster] = held[res.Cluster]
+				diags.AddWarning(fmt.Sprintf("Cannot compare %s on cluster %q", in.object, res.Cluster), err.Error())
+				continue
+			}
+			now[res.Cluster] = display
+		}
+	}
+	return now
+}
+
+func decodeObject(text string) (map[string]any, error) {
+	var obj map[string]any
+	err := json.Unmarshal([]byte(text), &obj)
+	return obj, err
+}

@@ -1,0 +1,97 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+)
+
+// ValidateConfig checks what needs no cluster, so that terraform validate
+// reports it in CI with no host reachable: the template, the overrides
+// against it, and the timeouts. The schema's validators check the rest
+// (patch operations, pointers, JSON values, selectors).
+func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m federatedObjectModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateTimeouts(ctx, m.Timeouts, &resp.Diagnostics)
+	if m.Template.IsUnknown() || m.Template.IsNull() {
+		return
+	}
+	var rules []federation.OverrideRule
+	if fullyKnown(m.Overrides) {
+		var err error
+		if rules, err = overrideRulesOf(ctx, m.Overrides); err != nil {
+			addInputError(&resp.Diagnostics, err)
+			return
+		}
+	}
+	template := m.Template.ValueString()
+	// The type's scope is known to the host only: a namespace in the
+	// template is taken as the scope, which the plan checks again.
+	_, err := federation.NewRenderer(federation.RenderSpec{
+		Template:   template,
+		Namespaced: templateHasNamespace(template),
+		Overrides:  rules,
+	})
+	if err != nil {
+		addRenderError(&resp.Diagnostics, err)
+	}
+}
+
+// validateTimeouts refuses a timeout that is not positive: a Go duration
+// of zero or less would end each operation before it starts.
+func validateTimeouts(ctx context.Context, v attr.Value, diags *diag.Diagnostics) {
+	obj, ok := v.(interface {
+		ToObjectValue(context.Context) (types.Object, diag.Diagnostics)
+	})
+	if !ok || v.IsNull() || v.IsUnknown() {
+		return
+	}
+	value, d := obj.ToObjectValue(ctx)
+	if d.HasError() {
+		return
+	}
+	for name, a := range value.Attributes() {
+		s, ok := a.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
+			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeout",
+				fmt.Sprintf("%q is not a positive duration: write how long the operation may take, such as \"10m\".", s.ValueString()))
+		}
+	}
+}
+
+// jsonPointerValidator accepts an RFC 6901 JSON pointer.
+type jsonPointerValidator struct{}
+
+func (jsonPointerValidator) Description(context.Context) string {
+	return "an RFC 6901 JSON pointer such as /spec/replicas"
+}
+
+func (v jsonPointerValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (jsonPointerValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := federation.ParsePointer(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON pointer",
+			fmt.Sprintf("%v; write a JSON pointer such as \"/spec/replicas\" or \"/metadata/labels/tier\" (escape / in a key as ~1)", err))
+	}
+}

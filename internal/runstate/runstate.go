@@ -1,0 +1,199 @@
+// Package runstate holds what one provider run knows across its resources.
+// Terraform plans and applies resources one at a time, in an order only the
+// configuration's dependencies decide; a federated object planned after a
+// cluster registration must place onto that cluster, a plan Terraform makes
+// again at apply must come out the same, and a host round trip per resource
+// for what the run already knows would be wasted. So one Run per provider
+// instance records: the registered clusters as this run's plans see them
+// (read once from the host, then amended by the clusters planned and written
+// in the run), the health recorded for each, the types found or planned, the
+// host namespaces made sure of, the label-selector placements planned so far
+// and the objects planned for replacement.
+package runstate
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+// Loader reads the registered clusters from the host; nil means the host
+// cannot be contacted in this phase, and the run starts with no clusters.
+type Loader func(ctx context.Context) ([]registry.Cluster, error)
+
+// Run is one provider instance's shared knowledge. It is safe for
+// concurrent use.
+type Run struct {
+	load Loader
+
+	once     sync.Once
+	snapshot *Snapshot
+	loadErr  error
+
+	mu         sync.Mutex
+	health     map[string]registry.ClusterHealth
+	placements map[string]federation.Placement
+	replacing  map[string]bool
+	planned    map[string]registry.FederatedType
+
+	types      sync.Map // name → *registry.FederatedType, found in the host
+	namespaces sync.Map // host namespaces made sure of
+}
+
+// New returns the knowledge of a run that reads its clusters with load.
+func New(load Loader) *Run {
+	return &Run{
+		load:       load,
+		health:     map[string]registry.ClusterHealth{},
+		placements: map[string]federation.Placement{},
+		replacing:  map[string]bool{},
+		planned:    map[string]registry.FederatedType{},
+	}
+}
+
+// Snapshot returns the registered clusters as this run sees them, read from
+// the host on first use.
+func (r *Run) Snapshot(ctx context.Context) (*Snapshot, error) {
+	r.once.Do(func() {
+		if r.load == nil {
+			r.snapshot = NewSnapshot(nil)
+			return
+		}
+		clusters, err := r.load(ctx)
+		if err != nil {
+			r.loadErr = err
+			return
+		}
+		r.snapshot = NewSnapshot(clusters)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, c := range clusters {
+			if _, probed := r.health[c.Name]; !probed {
+				r.health[c.Name] = c.Health
+			}
+		}
+	})
+	return r.snapshot, r.loadErr
+}
+
+// RecordHealth notes the health a probe of this run wrote to the host.
+func (r *Run) RecordHealth(cluster string, h registry.ClusterHealth) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.health[cluster] = h
+}
+
+// Health is the cluster's health as the host records it: written by a
+// probe of this run, else as read with the snapshot. Plans freeze clusters
+// on the record rather than on a probe of their own: the record does not
+// change between plan and apply, so the plan Terraform makes again at apply
+// comes out the same.
+func (r *Run) Health(ctx context.Context, cluster string) (registry.ClusterHealth, bool) {
+	_, _ = r.Snapshot(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, ok := r.health[cluster]
+	return h, ok
+}
+
+// PlanType records a type enabled by this run, so objects planned after it
+// can use it before it is in the host.
+func (r *Run) PlanType(t registry.FederatedType) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.planned[t.Name()] = t
+}
+
+// PlannedType returns the type of that name this run enables.
+func (r *Run) PlannedType(name string) (registry.FederatedType, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, ok := r.planned[name]
+	return t, ok
+}
+
+// Type returns the type called name as this run sees it: as planned in the
+// run, else as enabled in the host, asking get on first use. A type not
+// found is asked for again next time, since the run may be enabling it.
+func (r *Run) Type(ctx context.Context, name string, get func(context.Context, string) (*registry.FederatedType, error)) (*registry.FederatedType, error) {
+	if t, ok := r.PlannedType(name); ok {
+		return &t, nil
+	}
+	if t, ok := r.types.Load(name); ok {
+		return t.(*registry.FederatedType), nil
+	}
+	t, err := get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	r.types.Store(name, t)
+	return t, nil
+}
+
+// NamespaceEnsured reports whether the host namespace was made sure of in
+// this run, and records that it is from now on.
+func (r *Run) NamespaceEnsured(namespace string) bool {
+	_, loaded := r.namespaces.LoadOrStore(namespace, true)
+	return loaded
+}
+
+// PlannedPlacement records the placement of an object planned in this run.
+// Only label-selector placements are kept: they are what a cluster planned
+// later in the run could change.
+func (r *Run) PlannedPlacement(object string, p federation.Placement) {
+	if p.Clusters != nil || p.Selector == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.placements[object] = p
+}
+
+// Missed returns, sorted, the objects planned so far whose placement of the
+// named cluster changes with its planned labels: before are the cluster's
+// labels as registered, nil for a cluster not registered yet.
+func (r *Run) Missed(cluster string, before, after map[string]string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for object, p := range r.placements {
+		if selects(p, cluster, before) != selects(p, cluster, after) {
+			out = append(out, object)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func selects(p federation.Placement, cluster string, labels map[string]string) bool {
+	if labels == nil {
+		return false
+	}
+	placed, err := p.Select([]federation.Cluster{{Name: cluster, Labels: labels}}, nil)
+	return err == nil && slices.Contains(placed, cluster)
+}
+
+// PlannedWithPrior records that the object of that id was planned from an
+// existing state in this run. Terraform plans a replacement twice, with the
+// prior state and then as a create: the create half of a replacement is a
+// create of an id planned with a prior.
+func (r *Run) PlannedWithPrior(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.replacing[id] = true
+}
+
+// Replacing reports whether a create of that id replaces an object this run
+// planned from its state.
+func (r *Run) Replacing(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.replacing[id]
+}
+
+// clone is a defensive copy for labels kept in the snapshot.
+func clone(m map[string]string) map[string]string { return maps.Clone(m) }

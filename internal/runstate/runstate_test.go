@@ -1,0 +1,127 @@
+package runstate
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+func TestMissedNamesObjectsThatMissAClusterPlannedAfterThem(t *testing.T) {
+	run := New(nil)
+	eu := federation.Placement{Selector: &federation.Selector{MatchLabels: map[string]string{"region": "eu"}}}
+	all := federation.Placement{Selector: &federation.Selector{}}
+	run.PlannedPlacement("configmaps/app/eu", eu)
+	run.PlannedPlacement("configmaps/app/all", all)
+	run.PlannedPlacement("configmaps/app/named", federation.Placement{Clusters: []string{"paris"}, Selector: eu.Selector})
+	run.PlannedPlacement("configmaps/app/nowhere", federation.Placement{})
+
+	for _, c := range []struct {
+		name          string
+		before, after map[string]string
+		want          []string
+	}{
+		{"a new cluster in eu", nil, map[string]string{"region": "eu"}, []string{"configmaps/app/all", "configmaps/app/eu"}},
+		{"a new cluster elsewhere", nil, map[string]string{"region": "us"}, []string{"configmaps/app/all"}},
+		{"a cluster moved to eu", map[string]string{"region": "us"}, map[string]string{"region": "eu"}, []string{"configmaps/app/eu"}},
+		{"a cluster that keeps its region", map[string]string{"region": "eu", "tier": "a"}, map[string]string{"region": "eu"}, nil},
+	} {
+		if got := run.Missed("paris", c.before, c.after); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: missed %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestSnapshotIsReadOnceAndHealthComesFromTheRunFirst(t *testing.T) {
+	loads := 0
+	run := New(func(context.Context) ([]registry.Cluster, error) {
+		loads++
+		return []registry.Cluster{
+			{Name: "berlin", Health: registry.ClusterHealth{Ready: true}},
+			{Name: "paris", Health: registry.ClusterHealth{Ready: true}},
+		}, nil
+	})
+	ctx := context.Background()
+	run.RecordHealth("paris", registry.ClusterHealth{Ready: false, Reason: "ClusterNotReachable"})
+	for range 3 {
+		if _, err := run.Snapshot(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if loads != 1 {
+		t.Errorf("the clusters were read %d times, want once per run", loads)
+	}
+	if h, ok := run.Health(ctx, "berlin"); !ok || !h.Ready {
+		t.Errorf("berlin: %+v %v, want the health read with the snapshot", h, ok)
+	}
+	if h, _ := run.Health(ctx, "paris"); h.Ready || h.Reason != "ClusterNotReachable" {
+		t.Errorf("paris: %+v, want the health a probe of this run recorded", h)
+	}
+	if _, ok := run.Health(ctx, "tokyo"); ok {
+		t.Error("a cluster nobody registered has no health")
+	}
+}
+
+func TestSnapshotErrorIsKept(t *testing.T) {
+	run := New(func(context.Context) ([]registry.Cluster, error) { return nil, errors.New("host down") })
+	if _, err := run.Snapshot(context.Background()); err == nil {
+		t.Fatal("want the loader's error")
+	}
+	if _, ok := run.Health(context.Background(), "x"); ok {
+		t.Error("no health without a snapshot")
+	}
+}
+
+func TestTypeSeesPlannedTypesFirstAndRetriesWhatIsNotFound(t *testing.T) {
+	run := New(nil)
+	asked := 0
+	get := func(_ context.Context, name string) (*registry.FederatedType, error) {
+		asked++
+		if name == "missing" {
+			return nil, registry.ErrNotFound
+		}
+		t := registry.NewFederatedType(registry.APIResource{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Namespaced: true}, registry.Enabled, registry.Disabled)
+		return &t, nil
+	}
+	ctx := context.Background()
+	for range 2 {
+		if _, err := run.Type(ctx, "configmaps", get); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run.Type(ctx, "missing", get); !errors.Is(err, registry.ErrNotFound) {
+			t.Fatalf("missing: %v", err)
+		}
+	}
+	if asked != 3 {
+		t.Errorf("the host was asked %d times, want 3: once for the type found, each time for the missing one", asked)
+	}
+	planned := registry.NewFederatedType(registry.APIResource{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Namespaced: true}, registry.Disabled, registry.Disabled)
+	run.PlanType(planned)
+	if got, _ := run.Type(ctx, "configmaps", get); got.Propagation != registry.Disabled {
+		t.Errorf("a type planned in the run wins over the host's: got %+v", got)
+	}
+}
+
+func TestReplacingIsACreateOfAnIDPlannedFromState(t *testing.T) {
+	run := New(nil)
+	if run.Replacing("configmaps/app/x") {
+		t.Error("nothing planned yet")
+	}
+	run.PlannedWithPrior("configmaps/app/x")
+	if !run.Replacing("configmaps/app/x") || run.Replacing("configmaps/app/y") {
+		t.Error("only the id planned from its state is being replaced")
+	}
+}
+
+func TestNamespaceEnsuredOnce(t *testing.T) {
+	run := New(nil)
+	if run.NamespaceEnsured("web") {
+		t.Error("first time: not ensured yet")
+	}
+	if !run.NamespaceEnsured("web") {
+		t.Error("second time: ensured")
+	}
+}

@@ -1,0 +1,95 @@
+package runstate
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+// Snapshot is the set of registered clusters as the run's plans see them:
+// read from the host once, then amended by the cluster resources planned and
+// written in the same run. It is safe for concurrent use.
+type Snapshot struct {
+	mu       sync.Mutex
+	clusters map[string]Cluster
+}
+
+// Cluster is one cluster of a Snapshot.
+type Cluster struct {
+	registry.Cluster
+	// Planned is true for a cluster whose registration or change is planned
+	// in this run: its name and labels are the planned ones, its health is
+	// not known before apply.
+	Planned bool
+	// LabelsKnown is false when the planned labels are only known at apply.
+	LabelsKnown bool
+	// InRun is true for a cluster planned or written in this run, by this
+	// provider: its registration is part of what the run does.
+	InRun bool
+}
+
+// NewSnapshot returns a snapshot of the given registered clusters.
+func NewSnapshot(clusters []registry.Cluster) *Snapshot {
+	s := &Snapshot{clusters: map[string]Cluster{}}
+	for _, c := range clusters {
+		s.clusters[c.Name] = Cluster{Cluster: c, LabelsKnown: true}
+	}
+	return s
+}
+
+// Clusters returns the clusters, sorted by name.
+func (s *Snapshot) Clusters() []Cluster {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Collect(maps.Values(s.clusters))
+	slices.SortFunc(out, func(a, b Cluster) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Cluster returns the named cluster.
+func (s *Snapshot) Cluster(name string) (Cluster, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clusters[name]
+	return c, ok
+}
+
+// PlanCluster records that a cluster is registered or changed in this run,
+// with the labels it will have (nil and labelsKnown false when they are only
+// known at apply). Its connection and last health, if it was registered
+// before, are kept.
+func (s *Snapshot) PlanCluster(name string, labels map[string]string, labelsKnown bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.clusters[name]
+	c.Name = name
+	c.Labels = clone(labels)
+	c.Planned = true
+	c.LabelsKnown = labelsKnown
+	c.InRun = true
+	s.clusters[name] = c
+}
+
+// PlanRemoval records that a cluster is deregistered in this run.
+func (s *Snapshot) PlanRemoval(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.clusters, name)
+}
+
+// Applied records a cluster as written to the host, with its health.
+func (s *Snapshot) Applied(c registry.Cluster) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clusters[c.Name] = Cluster{Cluster: c, LabelsKnown: true, InRun: true}
+}
+
+// Names returns the names of the clusters, sorted.
+func (s *Snapshot) Names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.clusters))
+}

@@ -1,0 +1,48 @@
+package runstate
+
+import (
+	"testing"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+func TestSnapshotSeesPlannedClusters(t *testing.T) {
+	s := NewSnapshot([]registry.Cluster{
+		{Name: "berlin", Labels: map[string]string{"region": "eu"}, Health: registry.ClusterHealth{Ready: true}},
+		{Name: "paris", Labels: map[string]string{"region": "eu"}},
+	})
+	s.PlanCluster("tokyo", map[string]string{"region": "ap"}, true)
+	s.PlanCluster("berlin", map[string]string{"region": "eu-central"}, true)
+	s.PlanRemoval("paris")
+	s.PlanCluster("later", nil, false)
+
+	var names []string
+	for _, c := range s.Clusters() {
+		names = append(names, c.Name)
+	}
+	if got := len(names); got != 3 || names[0] != "berlin" || names[1] != "later" || names[2] != "tokyo" {
+		t.Fatalf("clusters %v, want berlin, later, tokyo", names)
+	}
+	berlin, _ := s.Cluster("berlin")
+	if !berlin.Planned || berlin.Labels["region"] != "eu-central" || !berlin.Health.Ready {
+		t.Errorf("berlin %+v: want planned labels and its last health", berlin)
+	}
+	later, _ := s.Cluster("later")
+	if later.LabelsKnown {
+		t.Errorf("labels of a cluster planned with unknown labels are known")
+	}
+	s.Applied(registry.Cluster{Name: "tokyo", Labels: map[string]string{"region": "ap"}, Health: registry.ClusterHealth{Ready: true}})
+	if tokyo, _ := s.Cluster("tokyo"); tokyo.Planned || !tokyo.Health.Ready || !tokyo.InRun {
+		t.Errorf("tokyo after apply %+v: want applied in this run", tokyo)
+	}
+	if berlin, _ := s.Cluster("berlin"); !berlin.InRun {
+		t.Error("berlin, planned in this run, is not marked so")
+	}
+	if got := s.Names(); len(got) != 3 || got[0] != "berlin" || got[2] != "tokyo" {
+		t.Errorf("names %v", got)
+	}
+	fresh := NewSnapshot([]registry.Cluster{{Name: "oslo"}})
+	if oslo, _ := fresh.Cluster("oslo"); oslo.InRun {
+		t.Error("a cluster read from the host is marked as part of the run")
+	}
+}
