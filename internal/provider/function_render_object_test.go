@@ -1,12 +1,15 @@
 package provider_test
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
 )
@@ -97,4 +100,64 @@ func TestAccFunctionRenderObject_badInput(t *testing.T) {
 			})
 		})
 	}
+}
+
+// One value of override rules serves both the resource's overrides and
+// render_object: the object a cluster receives is what the function says.
+func TestAccFunctionRenderObject_sameOverridesAsTheResource(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "fo-fn", uniqueName("fo-fn")
+	cleanupObjectTest(t, prefix, ns)
+	config := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
+locals {
+  template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "shared", namespace = %q }, data = { color = "blue" } })
+  overrides = [
+    {
+      cluster_selector = { match_labels = { region = "us-west" } }
+      patches          = [{ op = "add", path = "/data/coast", value = jsonencode("west") }]
+    },
+    {
+      cluster = kubefed_federation_cluster.sf.name
+      patches = [{ path = "/data/color", value = jsonencode("green") }]
+    },
+  ]
+}
+
+resource "kubefed_federated_object" "cm" {
+  type       = kubefed_federated_type.configmaps.name
+  template   = local.template
+  placement  = { clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name] }
+  overrides  = local.overrides
+  depends_on = [kubefed_federated_object.ns]
+}
+
+resource "terraform_data" "sf" {
+  input = provider::kubefed::render_object(local.template, local.overrides, {
+    name = kubefed_federation_cluster.sf.name, labels = kubefed_federation_cluster.sf.labels
+  })
+}
+
+resource "terraform_data" "ny" {
+  input = provider::kubefed::render_object(local.template, local.overrides, {
+    name = kubefed_federation_cluster.ny.name, labels = kubefed_federation_cluster.ny.labels
+  })
+}
+`, ns)
+	sameAs := func(cluster, data string) statecheck.StateCheck {
+		return statecheck.CompareValuePairs("kubefed_federated_object.cm", tfjsonpath.New("rendered").AtMapKey(cluster),
+			"terraform_data."+data, tfjsonpath.New("output"), compare.ValuesSame())
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		TerraformVersionChecks:   functionsSupported,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameAs(prefix+"-sf", "sf"),
+				sameAs(prefix+"-ny", "ny"),
+				statecheck.ExpectKnownValue("terraform_data.sf", tfjsonpath.New("output"), knownvalue.StringRegexp(
+					regexp.MustCompile(`"data":\{"coast":"west","color":"green"\}`))),
+			},
+		}},
+	})
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -34,6 +35,10 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 		var err error
 		if rules, err = overrideRulesOf(ctx, m.Overrides); err != nil {
 			addInputError(&resp.Diagnostics, err)
+			return
+		}
+		if !patchesWellFormed(rules) {
+			// The attributes' own validators report it.
 			return
 		}
 	}
@@ -92,6 +97,25 @@ func (jsonPointerValidator) ValidateString(_ context.Context, req validator.Stri
 	}
 	if _, err := federation.ParsePointer(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON pointer",
-			fmt.Sprintf("%v; write a JSON pointer such as \"/spec/replicas\" or \"/metadata/labels/tier\" (escape / in a key as ~1)", err))
+			fmt.Sprintf("%s: %v; write a JSON pointer such as \"/spec/replicas\" or \"/metadata/labels/tier\" (escape / in a key as ~1)", req.Path, err))
 	}
+}
+
+// patchesWellFormed reports whether every patch passes the attributes' own
+// checks (operation, pointer, JSON value), which report those that do not.
+func patchesWellFormed(rules []federation.OverrideRule) bool {
+	for _, rule := range rules {
+		for _, p := range rule.Patches {
+			if p.Op != "" && p.Op != federation.OpAdd && p.Op != federation.OpReplace && p.Op != federation.OpRemove {
+				return false
+			}
+			if _, err := federation.ParsePointer(p.Path); err != nil {
+				return false
+			}
+			if p.Value != "" && !json.Valid([]byte(p.Value)) {
+				return false
+			}
+		}
+	}
+	return true
 }

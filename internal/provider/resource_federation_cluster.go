@@ -98,6 +98,7 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Optional:    true,
 				Sensitive:   true,
 				Description: "Bearer token of the identity the federation uses on the cluster, stored under the key `token` of the credential Secret, as KubeFed expects. Exclusive with `client_certificate` and `client_key`.",
+				Validators:  []validator.String{nonEmptyCredential{}},
 			},
 			"client_certificate": schema.StringAttribute{
 				Optional:    true,
@@ -109,6 +110,7 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Optional:    true,
 				Sensitive:   true,
 				Description: "PEM private key of `client_certificate`, stored under `tls.key` of the credential Secret.",
+				Validators:  []validator.String{nonEmptyCredential{}},
 			},
 			"labels": schema.MapAttribute{
 				Optional:    true,

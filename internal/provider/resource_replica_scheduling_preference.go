@@ -31,7 +31,8 @@ import (
 var (
 	_ resource.ResourceWithConfigure   = (*replicaSchedulingPreferenceResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*replicaSchedulingPreferenceResource)(nil)
-	_ resource.ResourceWithImportState = (*replicaSchedulingPreferenceResource)(nil)
+	_ resource.ResourceWithImportState    = (*replicaSchedulingPreferenceResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*replicaSchedulingPreferenceResource)(nil)
 )
 
 // NewReplicaSchedulingPreferenceResource returns the
@@ -151,14 +152,17 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 					"min_replicas": schema.Int64Attribute{
 						Optional: true, Computed: true, Default: int64default.StaticInt64(0),
 						Description: "Replicas the cluster gets before any weight is considered. Defaults to 0.",
+						Validators:  []validator.Int64{int64validator.Between(0, scheduling.MaxTotalReplicas)},
 					},
 					"max_replicas": schema.Int64Attribute{
 						Optional:    true,
-						Description: "Most replicas the cluster gets. Unbounded when unset.",
+						Description: "Most replicas the cluster gets, at least `min_replicas`. Unbounded when unset.",
+						Validators:  []validator.Int64{int64validator.Between(0, scheduling.MaxTotalReplicas)},
 					},
 					"weight": schema.Int64Attribute{
 						Optional: true, Computed: true, Default: int64default.StaticInt64(0),
 						Description: "The cluster's share of what is left after minimums. Defaults to 0.",
+						Validators:  []validator.Int64{int64validator.AtLeast(0)},
 					},
 				}},
 			},
@@ -184,6 +188,26 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 
 func (r *replicaSchedulingPreferenceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = providerDataOf(req.ProviderData, &resp.Diagnostics)
+}
+
+// ValidateConfig runs the planner's own checks of the preferences with no
+// cluster, so terraform validate reports a bad number at its attribute.
+func (r *replicaSchedulingPreferenceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config replicaSchedulingPreferenceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if config.Strategy.IsNull() {
+		config.Strategy = types.StringValue(string(scheduling.KubeFed))
+	}
+	in, known, diags := config.plannerInput(ctx)
+	if diags.HasError() || !known {
+		return
+	}
+	if _, err := scheduling.Plan(in); err != nil {
+		addPlannerError(&resp.Diagnostics, err)
+	}
 }
 
 func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

@@ -154,7 +154,7 @@ func (selectorValidator) ValidateObject(ctx context.Context, req validator.Objec
 		err = engineSelector(s).Validate()
 	}
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid cluster selector", err.Error())
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid cluster selector", req.Path.String()+": "+err.Error())
 	}
 }
 

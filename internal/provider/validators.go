@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -23,6 +24,7 @@ var (
 	_ validator.String         = tlsValidationValidator{}
 	_ validator.List           = tlsValidationListValidator{}
 	_ resource.ConfigValidator = credentialsValidator{}
+	_ validator.String         = nonEmptyCredential{}
 )
 
 // Validation messages, one per rule, so tests can pin them.
@@ -35,6 +37,7 @@ const (
 	msgCredNone       = "set exactly one kind of credentials: token, or client_certificate together with client_key"
 	msgCredBoth       = "token and client_certificate/client_key are mutually exclusive: set only one kind of credentials"
 	msgCredPair       = "client_certificate and client_key must be set together"
+	msgCredEmpty      = "is empty: an empty credential would let the provider talk to the cluster anonymously; set the real value, or leave the attribute out"
 )
 
 // dnsLabelValidator accepts a DNS-1123 label, which is what a cluster's name
@@ -197,4 +200,22 @@ func credentialsProblem(token, cert, key bool) (path.Path, string) {
 		return path.Root("token"), msgCredNone
 	}
 	return path.Empty(), ""
+}
+
+// nonEmptyCredential refuses an empty token or key, which would register
+// a cluster the provider then reaches without credentials. A value known
+// only at apply is checked then, by the probe.
+type nonEmptyCredential struct{}
+
+func (nonEmptyCredential) Description(context.Context) string { return "a non-empty credential" }
+
+func (v nonEmptyCredential) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (nonEmptyCredential) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if strings.TrimSpace(req.ConfigValue.ValueString()) == "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Empty credential", req.Path.String()+" "+msgCredEmpty)
+	}
 }
