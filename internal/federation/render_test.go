@@ -377,3 +377,28 @@ func TestRendererIsSafeForConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderSecretDigestsArePinned pins digests as the engine has always
+// computed them: a change of digest would show every Secret as changed in
+// the first plan after an upgrade.
+func TestRenderSecretDigestsArePinned(t *testing.T) {
+	cases := []struct {
+		name     string
+		template string
+		want     string
+	}{
+		{"data and stringData entries", secretYAML,
+			`{"apiVersion":"v1","data":{"password":"sha256:a6270cd859d5dab095e678d03440bd0e50812c415e5f2a671251ba2e3760d793","user":"sha256:998cd4e68c60696a2e6d4be21aded36f532a2a81b66c7c298c044183107bb845"},"kind":"Secret","metadata":{"labels":{"kubefed.io/managed":"true"},"name":"db","namespace":"shop"},"stringData":{"token":"sha256:ee32b99af8bdf9176a35a77995c5c1ee5ad81a1a02e53955b034a9a1d62e8938"},"type":"Opaque"}`},
+		{"values that are not strings, HTML characters and a line separator",
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: odd, namespace: shop}\ndata: [1.50, {\"b\": \"<&>\"}]\nstringData:\n  note: \"x<&>\\u2028\"\n  count: 7\n",
+			`{"apiVersion":"v1","data":"sha256:d78fe436cc3fe66667b15321c9600cd8ae35bf5a051c99769864a6abbbc8ef09","kind":"Secret","metadata":{"labels":{"kubefed.io/managed":"true"},"name":"odd","namespace":"shop"},"stringData":{"count":"sha256:dc000f16661241cb1bdf38c07fb7d374bf8c7c424f84299523e27caec100d427","note":"sha256:376f66d6b960c5f819307f6305491686cb281643b7822c6d9279ad2fb0cad1a4"}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mustRender(t, RenderSpec{Template: tc.template, Namespaced: true}, berlin, nil)
+			if got.Display != tc.want {
+				t.Errorf("Display =\n%s\nwant\n%s", got.Display, tc.want)
+			}
+		})
+	}
+}
