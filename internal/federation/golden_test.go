@@ -185,3 +185,28 @@ func TestRenderGoldenVectors(t *testing.T) {
 		t.Errorf("the vectors should hold well over a hundred cases, failures among them; got %d", len(cases))
 	}
 }
+
+// richTemplate has arrays of objects and of scalars, nested objects, empty
+// containers, and strings and keys that need escaping.
+const richTemplate = `{
+  "apiVersion": "apps/v1",
+  "kind": "Deployment",
+  "metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web", "tier": "<&>"},
+    "annotations": {"note": "line\nbreak \u2028 \"quoted\" ✓", "a\"b": "c", "empty": {}}},
+  "spec": {
+    "replicas": 3,
+    "selector": {"matchLabels": {"app": "web"}},
+    "template": {
+      "metadata": {"labels": {"app": "web"}},
+      "spec": {
+        "containers": [
+          {"name": "web", "image": "nginx:1.27", "ports": [{"containerPort": 80}, {"containerPort": 443}],
+           "args": ["--a", "--b"], "resources": {"limits": {"cpu": 1.5, "memory": "1Gi"}}},
+          {"name": "sidecar", "image": "envoy", "env": [{"name": "X", "value": "1"}]}
+        ],
+        "volumes": [],
+        "tolerations": [{"key": "k", "operator": "Exists"}]
+      }
+    }
+  }
+}`

@@ -2,6 +2,7 @@ package federation
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -297,5 +298,66 @@ func TestOverrideValueErrorsAreShort(t *testing.T) {
 	err = ValidateOverrides([]OverrideRule{{Cluster: "a", Patches: []Patch{{Path: "/a", Value: "1e400"}}}})
 	if err == nil || !strings.Contains(err.Error(), "cannot be represented") {
 		t.Errorf("an out-of-range number should be refused, got %v", err)
+	}
+}
+
+// TestOverrideErrorsAmongSeveralRulesNameTheCulprit checks that when the
+// operations of several rules, applied together, fail, the error still
+// names the rule, the patch and the cluster at fault.
+func TestOverrideErrorsAmongSeveralRulesNameTheCulprit(t *testing.T) {
+	prod := Cluster{Name: "paris", Labels: map[string]string{"env": "prod"}}
+	rules := []OverrideRule{
+		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
+			{Op: OpAdd, Path: "/metadata/annotations", Value: `{"a":"1"}`},
+			{Op: OpAdd, Path: "/metadata/annotations/b", Value: `"2"`},
+		}},
+		{Cluster: "paris", Patches: []Patch{
+			{Path: "/spec/template/spec/containers/0/image", Value: `"x"`},
+			{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports/1"},
+			{Path: "/spec/replicas", Value: `2`},
+		}},
+		{Selector: &Selector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/x", Value: `"y"`}}},
+		{Cluster: "lyon", Patches: []Patch{
+			{Op: OpAdd, Path: "/metadata/annotations/c", Value: `"3"`},
+		}},
+		{Cluster: "nice", Patches: []Patch{
+			{Path: "/metadata/labels", Value: `{"name":"x"}`},
+			{Path: "/metadata", Value: `{"name":"other","namespace":"shop"}`},
+		}},
+	}
+	r, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cluster  Cluster
+		replicas *int64
+		rule     int
+		patch    int
+		mentions string
+	}{
+		{prod, n(3), 1, 1, `remove "/spec/template/spec/containers/0/ports/1": the path does not exist in this cluster's object`},
+		{Cluster{Name: "lyon"}, nil, 3, 0, `add "/metadata/annotations/c": the parent of the path does not exist in this cluster's object`},
+		{Cluster{Name: "nice"}, n(1), 4, 1, `replace "/metadata" changes the object's kind, name, namespace or generateName, which overrides may not change`},
+	} {
+		_, err := r.Render(tc.cluster, tc.replicas)
+		var oe *OverrideError
+		if !errors.As(err, &oe) || oe.Rule != tc.rule || oe.Patch != tc.patch || oe.Cluster != tc.cluster.Name {
+			t.Errorf("%s: err = %v, want rule %d, patch %d, cluster %q", tc.cluster.Name, err, tc.rule, tc.patch, tc.cluster.Name)
+			continue
+		}
+		want := fmt.Sprintf("override rule %d, patch %d, cluster %q: %s", tc.rule, tc.patch, tc.cluster.Name, tc.mentions)
+		if err.Error() != want {
+			t.Errorf("err = %q\nwant  %q", err, want)
+		}
+	}
+	// The replicas, applied with the rules, are blamed on their own.
+	noSpec, err := NewRenderer(RenderSpec{Template: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", Overrides: rules[2:3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = noSpec.Render(prod, n(2))
+	if err == nil || !strings.HasPrefix(err.Error(), `cluster "paris": setting 2 replicas at "/spec/replicas": `) {
+		t.Errorf("replicas error = %v", err)
 	}
 }

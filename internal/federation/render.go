@@ -52,6 +52,8 @@ type Rendered struct {
 // keeps for sharing between clusters; a Renderer may be used from several
 // goroutines.
 type Renderer struct {
+	// template is the template as canonical JSON, what every cluster's
+	// patches apply to.
 	template     []byte
 	identity     Identity
 	identityKeys fieldIdentity
@@ -61,12 +63,6 @@ type Renderer struct {
 	// The replicas operation's fixed parts, encoded once.
 	replicasOpKind, replicasPathRaw *json.RawMessage
 	warnings                        []string
-	// skeleton is what the patch library patches instead of the template,
-	// when one could be built and the object is no Secret, whose display
-	// differs from the object.
-	skeleton *skeleton
-	// identityJSON is what the skeleton's renderings are checked against.
-	identityJSON *identityJSON
 	// shared holds the objects already rendered, by what they depend on.
 	shared *sharedRenders
 }
@@ -103,7 +99,7 @@ func NewRenderer(spec RenderSpec) (*Renderer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
-	r := &Renderer{
+	return &Renderer{
 		template:        tmpl,
 		identity:        id,
 		identityKeys:    identityOf(obj),
@@ -114,13 +110,7 @@ func NewRenderer(spec RenderSpec) (*Renderer, error) {
 		replicasPathRaw: rawString(replicasPath),
 		warnings:        warnings,
 		shared:          &sharedRenders{},
-	}
-	if !r.secret {
-		if r.identityJSON, err = identityJSONOf(obj); err == nil {
-			r.skeleton = newSkeleton(obj, tmpl, replicasPath, rules)
-		}
-	}
-	return r, nil
+	}, nil
 }
 
 // Render is NewRenderer followed by one Render call, for callers that
@@ -157,51 +147,20 @@ func (r *Renderer) Render(cluster Cluster, replicas *int64) (Rendered, error) {
 		out.Warnings = r.Warnings()
 		return out, nil
 	}
-	ops := r.operations(replicas, targeting)
-	out, ok := r.renderSkeleton(ops)
-	if !ok {
-		var err error
-		if out, err = r.renderWhole(cluster, replicas, ops); err != nil {
-			return Rendered{}, err
-		}
+	out, err := r.render(cluster, replicas, targeting)
+	if err != nil {
+		return Rendered{}, err
 	}
 	r.shared.put(key, out)
 	return out, nil
 }
 
-// renderSkeleton renders by patching the skeleton. It reports false when
-// there is no skeleton or when anything goes wrong, leaving it to
-// renderWhole to render or to explain the failure.
-func (r *Renderer) renderSkeleton(ops jsonpatch.Patch) (Rendered, bool) {
-	if r.skeleton == nil {
-		return Rendered{}, false
-	}
-	object, err := r.skeleton.apply(ops, r.identityJSON)
+// render patches the template with the cluster's operations, labels the
+// result and encodes it.
+func (r *Renderer) render(cluster Cluster, replicas *int64, targeting []int) (Rendered, error) {
+	obj, err := r.patched(cluster, replicas, targeting)
 	if err != nil {
-		return Rendered{}, false
-	}
-	return Rendered{Display: string(object), Object: object, Warnings: r.Warnings()}, true
-}
-
-// renderWhole renders by patching the whole template.
-func (r *Renderer) renderWhole(cluster Cluster, replicas *int64, ops jsonpatch.Patch) (Rendered, error) {
-	doc := r.template
-	if len(ops) > 0 {
-		// All operations are applied in one go, which parses the document
-		// once; only when that fails are they replayed one at a time to
-		// find the culprit.
-		var err error
-		if doc, err = ops.ApplyWithOptions(doc, applyOptions); err != nil {
-			return Rendered{}, r.diagnose(cluster, replicas)
-		}
-	}
-	v, err := decodeJSONAsIs(doc)
-	if err != nil {
-		return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
-	}
-	obj := v.(map[string]any)
-	if identityOf(obj) != r.identityKeys {
-		return Rendered{}, r.diagnose(cluster, replicas)
+		return Rendered{}, err
 	}
 	if !addManagedLabel(obj) {
 		l := obj["metadata"].(map[string]any)["labels"]
@@ -212,6 +171,29 @@ func (r *Renderer) renderWhole(cluster Cluster, replicas *int64, ops jsonpatch.P
 		return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
 	}
 	return out, nil
+}
+
+// patched returns the template, decoded, with the cluster's operations
+// applied. All operations are applied in one go, which parses the document
+// once; only when that fails are they replayed one at a time to find the
+// culprit.
+func (r *Renderer) patched(cluster Cluster, replicas *int64, targeting []int) (map[string]any, error) {
+	doc := r.template
+	if ops := r.operations(replicas, targeting); len(ops) > 0 {
+		var err error
+		if doc, err = ops.ApplyWithOptions(doc, applyOptions); err != nil {
+			return nil, r.diagnose(cluster, replicas)
+		}
+	}
+	v, err := decodeJSONAsIs(doc)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", cluster.Name, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok || identityOf(obj) != r.identityKeys {
+		return nil, r.diagnose(cluster, replicas)
+	}
+	return obj, nil
 }
 
 // addManagedLabel sets the ManagedLabel in obj, whose identity has been
