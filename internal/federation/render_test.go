@@ -402,3 +402,75 @@ func TestRenderSecretDigestsArePinned(t *testing.T) {
 		})
 	}
 }
+
+func TestRenderClusterRetainReplicas(t *testing.T) {
+	spec := RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: []OverrideRule{
+		{Cluster: "berlin", Patches: []Patch{{Path: "/spec/replicas", Value: "9"}}},
+	}}
+	r, err := NewRenderer(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		cluster Cluster
+		opts    RenderOptions
+		want    any // spec.replicas, nil when absent
+	}{
+		{"a count", Cluster{Name: "tokyo"}, RenderOptions{Replicas: n(4)}, 4.0},
+		{"no count keeps the template's", Cluster{Name: "tokyo"}, RenderOptions{}, 3.0},
+		{"retained drops the template's", Cluster{Name: "tokyo"}, RenderOptions{RetainReplicas: true}, nil},
+		{"retained drops a count", Cluster{Name: "tokyo"}, RenderOptions{Replicas: n(4), RetainReplicas: true}, nil},
+		{"an override wins over a count", berlin, RenderOptions{Replicas: n(4)}, 9.0},
+		{"retained drops an override's", berlin, RenderOptions{Replicas: n(4), RetainReplicas: true}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := r.RenderCluster(tc.cluster, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := field(t, got.Display, "spec", "replicas"); v != tc.want {
+				t.Errorf("spec.replicas = %v, want %v", v, tc.want)
+			}
+			if tc.want == nil && strings.Contains(string(got.Object), `"replicas"`) {
+				t.Errorf("the object holds replicas: %s", got.Object)
+			}
+			if field(t, got.Display, "spec", "selector", "matchLabels", "app") != "web" {
+				t.Errorf("the rest of spec is gone: %s", got.Display)
+			}
+		})
+	}
+	custom, err := NewRenderer(RenderSpec{Template: "apiVersion: example.com/v1\nkind: Pool\nmetadata: {name: p}\nspec: {size: {count: 2, min: 1}}\n", ReplicasPath: "/spec/size/count"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := custom.RenderCluster(berlin, RenderOptions{Replicas: n(5), RetainReplicas: true})
+	if err != nil || got.Display != `{"apiVersion":"example.com/v1","kind":"Pool","metadata":{"labels":{"kubefed.io/managed":"true"},"name":"p"},"spec":{"size":{"min":1}}}` {
+		t.Errorf("a custom replicas path retained: %s, %v", got.Display, err)
+	}
+}
+
+func TestRenderIsRenderClusterWithACount(t *testing.T) {
+	r, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, replicas := range []*int64{nil, n(0), n(6)} {
+		a, errA := r.Render(berlin, replicas)
+		b, errB := r.RenderCluster(berlin, RenderOptions{Replicas: replicas})
+		if errA != nil || errB != nil || a.Display != b.Display || string(a.Object) != string(b.Object) {
+			t.Errorf("replicas %v: Render gives %s, %v; RenderCluster gives %s, %v", replicas, a.Display, errA, b.Display, errB)
+		}
+	}
+	if _, err := r.RenderCluster(berlin, RenderOptions{Replicas: n(-1), RetainReplicas: true}); err == nil {
+		t.Error("a negative count should be refused even when the cluster retains its replicas")
+	}
+}
+
+func TestNoteNamesRulePatchAndCluster(t *testing.T) {
+	n := Note{Rule: 2, Patch: 1, Cluster: "berlin", Path: "/metadata/labels/tier", Message: "something to know"}
+	if got := n.String(); got != `override rule 2, patch 1, cluster "berlin": something to know` {
+		t.Errorf("String() = %q", got)
+	}
+}

@@ -60,18 +60,21 @@ func TestRenderSharesObjectsBetweenClusters(t *testing.T) {
 	}
 }
 
-func TestShareKeyTellsRuleListsApart(t *testing.T) {
+func TestShareKeyTellsOptionsAndRuleListsApart(t *testing.T) {
+	count := func(c int64) RenderOptions { return RenderOptions{Replicas: n(c)} }
+	none, retain := RenderOptions{}, RenderOptions{RetainReplicas: true}
 	keys := map[string]bool{}
 	for _, k := range []string{
-		shareKey(nil, nil), shareKey(n(0), nil), shareKey(n(1), []int{}), shareKey(nil, []int{1}),
-		shareKey(n(1), []int{2}), shareKey(n(12), nil), shareKey(nil, []int{1, 2}), shareKey(nil, []int{12}),
+		shareKey(none, nil), shareKey(count(0), nil), shareKey(count(1), []int{}), shareKey(none, []int{1}),
+		shareKey(count(1), []int{2}), shareKey(count(12), nil), shareKey(none, []int{1, 2}), shareKey(none, []int{12}),
+		shareKey(retain, nil), shareKey(retain, []int{1}),
 	} {
 		if keys[k] {
 			t.Errorf("key %q is given twice", k)
 		}
 		keys[k] = true
 	}
-	if shareKey(n(1), []int{}) != shareKey(n(1), nil) {
+	if shareKey(count(1), []int{}) != shareKey(count(1), nil) {
 		t.Error("no rules should be no rules")
 	}
 }
