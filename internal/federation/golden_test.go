@@ -191,8 +191,8 @@ func TestRenderGoldenVectors(t *testing.T) {
 const richTemplate = `{
   "apiVersion": "apps/v1",
   "kind": "Deployment",
-  "metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web", "tier": "<&>"},
-    "annotations": {"note": "line\nbreak \u2028 \"quoted\" ✓", "a\"b": "c", "empty": {}}},
+  "metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web", "tier": "front-end"},
+    "annotations": {"note": "line\nbreak \u2028 \"quoted\" ✓", "a\"b": "c", "html": "<&>", "empty": {}}},
   "spec": {
     "replicas": 3,
     "selector": {"matchLabels": {"app": "web"}},
