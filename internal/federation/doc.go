@@ -4,7 +4,9 @@
 // It follows KubeFed's model. A [Placement] selects member clusters, by name
 // or by a label [Selector] evaluated with apimachinery's label selectors.
 // [OverrideRule]s adjust the object per cluster with RFC 6902 JSON patches,
-// targeting a cluster by name or, unlike KubeFed, by labels. A [Renderer]
+// applied with the leniencies of KubeFed's patch library so that overrides
+// written for KubeFed give the same objects, and targeting a cluster by name
+// or, unlike KubeFed, by labels. A [Renderer]
 // turns a template into the exact object each cluster receives: template,
 // then the cluster's replica count, then the overrides, then the removal of
 // the fields something else owns, then the kubefed.io/managed label,

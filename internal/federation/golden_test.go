@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -17,9 +18,10 @@ const goldenFile = "testdata/render-golden.json"
 // goldenResult is what one case renders: the object and its display, or
 // the error.
 type goldenResult struct {
-	Display string `json:"display,omitempty"`
-	Object  string `json:"object,omitempty"`
-	Error   string `json:"error,omitempty"`
+	Display string   `json:"display,omitempty"`
+	Object  string   `json:"object,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 type goldenCase struct {
@@ -83,6 +85,15 @@ var goldenPatches = []struct {
 	{"a leading zero index", []Patch{{Path: "/spec/template/spec/containers/01/image", Value: `"x"`}}},
 	{"remove a missing key", []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/0/missing"}}},
 	{"add below a missing parent", []Patch{{Op: OpAdd, Path: "/spec/strategy/type", Value: `"Recreate"`}}},
+	{"replace of missing members, as KubeFed did", []Patch{
+		{Path: "/metadata/labels/track", Value: `"stable"`},
+		{Path: "/spec/template/spec/containers/0/ports/-1/name", Value: `"https"`},
+	}},
+	{"negative indices, as KubeFed read them", []Patch{
+		{Op: OpAdd, Path: "/spec/template/spec/containers/-1", Value: `{"name":"last"}`},
+		{Path: "/spec/template/spec/containers/-2/image", Value: `"envoy:2"`},
+		{Op: OpRemove, Path: "/spec/template/spec/containers/0/args/-1"},
+	}},
 }
 
 // goldenTemplates render on their own, with and without a replica count.
@@ -133,7 +144,11 @@ func renderGolden(c goldenCase) goldenResult {
 	if err != nil {
 		return goldenResult{Error: err.Error()}
 	}
-	return goldenResult{Display: got.Display, Object: string(got.Object)}
+	out := goldenResult{Display: got.Display, Object: string(got.Object)}
+	for _, n := range got.Notes {
+		out.Notes = append(out.Notes, n.String())
+	}
+	return out
 }
 
 // TestRenderGoldenVectors renders a fixed set of templates and overrides
@@ -172,7 +187,7 @@ func TestRenderGoldenVectors(t *testing.T) {
 			t.Errorf("%s: no recorded result; run with -update", c.name)
 			continue
 		}
-		if got := renderGolden(c); got != w {
+		if got := renderGolden(c); !reflect.DeepEqual(got, w) {
 			t.Errorf("%s:\ngot  %+v\nwant %+v", c.name, got, w)
 		}
 	}

@@ -25,6 +25,8 @@ func TestValidateOverridesRejects(t *testing.T) {
 		{"a pointer without a leading slash", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "spec/replicas", Value: "1"}}}}, 0, 0, `path "spec/replicas" is not a JSON pointer: it must start with "/"`},
 		{"a bad escape", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/metadata/labels/a~2b", Value: `"1"`}}}}, 0, 0, `"~" must be followed by 0 or 1`},
 		{"a trailing tilde", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec~", Value: "1"}}}}, 0, 0, `"~" must be followed by 0 or 1`},
+		{"a doubled slash", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata//x", Value: "1"}}}}, 0, 0, `path "/metadata//x" has an empty segment, from a doubled or trailing "/"; name every field, as in "/metadata/labels/tier"`},
+		{"a trailing slash, which made KubeFed write a label named \"\"", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/", Value: `"e"`}}}}, 0, 0, `path "/metadata/labels/" has an empty segment`},
 		{"an unknown op", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: "move", Path: "/spec/replicas"}}}}, 0, 0, `unknown op "move"; use add, replace or remove`},
 		{"an op in the wrong case", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: "Add", Path: "/spec/replicas", Value: "1"}}}}, 0, 0, `unknown op "Add"`},
 		{"a value that is not JSON", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/0/image", Value: "nginx:1.27"}}}}, 0, 0, `value "nginx:1.27" is not JSON text`},
@@ -162,18 +164,18 @@ func TestOverridesApplyErrorsNameRulePatchAndCluster(t *testing.T) {
 		patch    int
 		mentions string
 	}{
-		{"replace of a missing path", []OverrideRule{{Cluster: "berlin", Patches: []Patch{
+		{"replace below a missing parent", []OverrideRule{{Cluster: "berlin", Patches: []Patch{
 			{Path: "/spec/replicas", Value: "1"},
-			{Path: "/spec/paused", Value: "true"},
-		}}}, 0, 1, `replace "/spec/paused": the path does not exist in this cluster's object`},
+			{Path: "/spec/strategy/type", Value: `"Recreate"`},
+		}}}, 0, 1, `replace "/spec/strategy/type": the path does not exist in this cluster's object`},
 		{"remove of a missing path", []OverrideRule{{Selector: &Selector{}, Patches: []Patch{{Op: OpRemove, Path: "/metadata/annotations/x"}}}}, 0, 0, `remove "/metadata/annotations/x": the path does not exist in this cluster's object`},
 		{"remove of an array index out of range", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/3"}}}}, 0, 0, "the path does not exist"},
-		{"a negative array index", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/-1/image", Value: `"x"`}}}}, 0, 0, "the path does not exist"},
+		{"a negative array index before the first element", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/-2/image", Value: `"x"`}}}}, 0, 0, "the path does not exist"},
 		{"add below a missing parent", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations/x", Value: `"1"`}}}}, 0, 0, `add "/metadata/annotations/x": the parent of the path does not exist`},
 		{"a path made missing by an earlier rule", []OverrideRule{
-			{Selector: &Selector{MatchLabels: map[string]string{"env": "staging"}}, Patches: []Patch{{Op: OpRemove, Path: "/spec/replicas"}}},
-			{Cluster: "berlin", Patches: []Patch{{Path: "/spec/replicas", Value: "2"}}},
-		}, 1, 0, `replace "/spec/replicas": the path does not exist`},
+			{Selector: &Selector{MatchLabels: map[string]string{"env": "staging"}}, Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports"}}},
+			{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/0/ports/0/containerPort", Value: "8080"}}},
+		}, 1, 0, `replace "/spec/template/spec/containers/0/ports/0/containerPort": the path does not exist`},
 		{"replacing metadata with another name", []OverrideRule{{Cluster: "berlin", Patches: []Patch{
 			{Op: OpAdd, Path: "/metadata/labels/x", Value: `"1"`},
 			{Path: "/metadata", Value: `{"name":"other","namespace":"shop"}`},

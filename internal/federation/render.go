@@ -112,6 +112,8 @@ type Renderer struct {
 	replicasPath string
 	// replicasTokens is replicasPath split, for removing what is there.
 	replicasTokens []string
+	// replicasLabels says whether the replica count may write a label.
+	replicasLabels bool
 	// The replicas operation's fixed parts, encoded once.
 	replicasOpKind, replicasPathRaw *json.RawMessage
 	// ignored are the IgnoreFields, parsed.
@@ -137,10 +139,10 @@ func NewRenderer(spec RenderSpec) (*Renderer, error) {
 	if replicasPath == "" {
 		replicasPath = DefaultReplicasPath
 	}
-	if err := checkOverridePath(replicasPath); err != nil {
+	replicasTokens, err := checkOverridePath(replicasPath)
+	if err != nil {
 		return nil, fmt.Errorf("replicas path: %w", err)
 	}
-	replicasTokens, _ := ParsePointer(replicasPath)
 	ignored, err := parseIgnoreFields(spec.IgnoreFields)
 	if err != nil {
 		return nil, err
@@ -159,6 +161,7 @@ func NewRenderer(spec RenderSpec) (*Renderer, error) {
 		rules:           rules,
 		replicasPath:    replicasPath,
 		replicasTokens:  replicasTokens,
+		replicasLabels:  mayWriteLabels(replicasTokens),
 		replicasOpKind:  rawString(OpAdd),
 		replicasPathRaw: rawString(replicasPath),
 		ignored:         ignored,
@@ -256,9 +259,10 @@ func (r *Renderer) RenderCluster(cluster Cluster, opts RenderOptions) (Rendered,
 }
 
 // render patches the template with the cluster's operations, removes what
-// the cluster does not receive, labels the result and encodes it.
+// the cluster does not receive, checks the labels, sets the ManagedLabel and
+// encodes the result.
 func (r *Renderer) render(cluster Cluster, opts RenderOptions, targeting []int) (Rendered, error) {
-	obj, err := r.patched(cluster, opts.Replicas, targeting)
+	obj, notes, err := r.patched(cluster, opts.Replicas, targeting)
 	if err != nil {
 		return Rendered{}, err
 	}
@@ -266,15 +270,15 @@ func (r *Renderer) render(cluster Cluster, opts RenderOptions, targeting []int) 
 		removeField(obj, r.replicasTokens)
 	}
 	r.removeIgnored(obj)
-	if !addManagedLabel(obj) {
-		l := obj["metadata"].(map[string]any)["labels"]
-		return Rendered{}, fmt.Errorf("cluster %q: the overrides leave metadata.labels as %s, where the %s label must go", cluster.Name, describe(l), ManagedLabel)
+	if err := r.checkLabels(cluster, obj, opts.Replicas, targeting); err != nil {
+		return Rendered{}, err
 	}
+	addManagedLabel(obj)
 	out, err := encodeObject(obj, r.identity)
 	if err != nil {
 		return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
 	}
-	out.Warnings = r.Warnings()
+	out.Warnings, out.Notes = r.Warnings(), notes
 	return out, nil
 }
 
@@ -285,20 +289,17 @@ func (r *Renderer) removeIgnored(obj map[string]any) {
 	}
 }
 
-// addManagedLabel sets the ManagedLabel in obj, whose identity has been
-// checked, so that it has metadata. It reports false when metadata.labels
-// is neither absent, null nor an object.
-func addManagedLabel(obj map[string]any) bool {
+// addManagedLabel sets the ManagedLabel in obj, whose metadata and labels
+// have been checked: metadata is an object, labels absent, null or an
+// object.
+func addManagedLabel(obj map[string]any) {
 	meta := obj["metadata"].(map[string]any)
-	switch l := meta["labels"].(type) {
-	case nil:
-		meta["labels"] = map[string]any{ManagedLabel: "true"}
-	case map[string]any:
-		l[ManagedLabel] = "true"
-	default:
-		return false
+	labels, _ := meta["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+		meta["labels"] = labels
 	}
-	return true
+	labels[ManagedLabel] = "true"
 }
 
 // encodeObject serialises a finished object and, for a Secret, its display.

@@ -134,6 +134,9 @@ func TestRenderTemplateErrors(t *testing.T) {
 		{"a numeric name", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 5}\n", false, "metadata.name must be a string, not a number"},
 		{"metadata not an object", "apiVersion: v1\nkind: ConfigMap\nmetadata: x\n", false, "metadata must be an object, not a string"},
 		{"labels not an object", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: [x]}\n", false, "metadata.labels must be an object, not a list"},
+		{"a label that is a number", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {version: 2}}\n", false, `template: metadata.labels: label "version" is a number, but label values are strings; write "2", in JSON quotes`},
+		{"a label value the API server refuses", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {team: web team}}\n", false, `template: metadata.labels: label "team": value "web team" is not valid`},
+		{"a label key the API server refuses", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {\"a b\": x}}\n", false, `template: metadata.labels: label key "a b" is not valid`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -223,7 +226,7 @@ func TestRenderReplicas(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `cluster "berlin": setting 2 replicas at "/spec/replicas"`) || !strings.Contains(err.Error(), "parent of the path does not exist") {
 		t.Errorf("missing parent error = %v", err)
 	}
-	for _, bad := range []string{"spec/replicas", "/metadata/name", "/kind"} {
+	for _, bad := range []string{"spec/replicas", "/metadata/name", "/kind", "/spec/replicas/"} {
 		if _, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true, ReplicasPath: bad}); err == nil || !strings.HasPrefix(err.Error(), "replicas path: ") {
 			t.Errorf("replicas path %q: error = %v", bad, err)
 		}

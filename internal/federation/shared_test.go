@@ -9,7 +9,7 @@ import (
 func TestRenderSharesObjectsBetweenClusters(t *testing.T) {
 	rules := []OverrideRule{
 		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations", Value: `{"tier":"prod"}`}}},
-		{Cluster: "b", Patches: []Patch{{Path: "/spec/paused", Value: `true`}}},
+		{Cluster: "b", Patches: []Patch{{Op: OpRemove, Path: "/spec/paused"}}},
 	}
 	template := strings.Replace(deploymentYAML, "  name: web\n", "  name: web\n  resourceVersion: \"1\"\n", 1)
 	r, err := NewRenderer(RenderSpec{Template: template, Namespaced: true, Overrides: rules})

@@ -81,7 +81,7 @@ func parseTemplate(text string, namespaced bool) (parsedTemplate, error) {
 // object read back from a cluster, and checks the fields that identify it.
 // The warnings name the fields dropped.
 func checkObject(obj map[string]any, namespaced bool) (Identity, []string, error) {
-	warnings := dropServerOwned(obj)
+	warnings := append(dropServerOwned(obj), dropFinalizers(obj)...)
 	var id Identity
 	var problems []string
 	str := func(m map[string]any, key, where string) string {
@@ -104,10 +104,12 @@ func checkObject(obj map[string]any, namespaced bool) (Identity, []string, error
 	if meta != nil {
 		id.Name = str(meta, "name", "metadata.name")
 		id.Namespace = str(meta, "namespace", "metadata.namespace")
-		if l, ok := meta["labels"]; ok && l != nil {
-			if _, ok := l.(map[string]any); !ok {
-				problems = append(problems, "metadata.labels must be an object, not "+describe(l))
-			}
+		switch l := meta["labels"].(type) {
+		case nil:
+		case map[string]any:
+			problems = append(problems, templateLabelProblems(l)...)
+		default:
+			problems = append(problems, "metadata.labels must be an object, not "+describe(l))
 		}
 	}
 	if len(problems) == 0 {
@@ -165,6 +167,23 @@ func dropServerOwned(obj map[string]any) []string {
 		}
 	}
 	return warnings
+}
+
+// dropFinalizers removes metadata.finalizers from obj, with a warning when
+// there were any. On a member no controller of the federation ever removes
+// them, so deleting the object there would wait forever; KubeFed dropped
+// them too. Controllers on the members add the finalizers they handle.
+func dropFinalizers(obj map[string]any) []string {
+	meta, _ := obj["metadata"].(map[string]any)
+	f, ok := meta["finalizers"]
+	if !ok {
+		return nil
+	}
+	delete(meta, "finalizers")
+	if l, isList := f.([]any); f == nil || isList && len(l) == 0 {
+		return nil
+	}
+	return []string{"template: dropped metadata.finalizers: nothing on the member clusters would remove them, so deleting the object there would never finish; the members' own controllers add the finalizers they handle"}
 }
 
 // hostForm is the template as KubeFed stores it in a Federated<Kind>'s
