@@ -211,7 +211,7 @@ func TestCanonicalOfWhatWasAppliedIsThePlan(t *testing.T) {
 	}
 }
 
-func TestCanonicalRejectsObjectsOfTheWrongScope(t *testing.T) {
+func TestCanonicalRejectsWhatIsNoObjectOfTheType(t *testing.T) {
 	r, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true})
 	if err != nil {
 		t.Fatal(err)
@@ -219,5 +219,8 @@ func TestCanonicalRejectsObjectsOfTheWrongScope(t *testing.T) {
 	_, err = r.Canonical(map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"}})
 	if err == nil || err.Error() != "live object: metadata.namespace is required: Deployment is namespaced" {
 		t.Errorf("err = %v", err)
+	}
+	if _, err := r.Canonical(nil); err == nil || err.Error() != "live object: must be an object, not null" {
+		t.Errorf("no object: err = %v", err)
 	}
 }

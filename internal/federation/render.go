@@ -209,7 +209,10 @@ func (r *Renderer) Canonical(live map[string]any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("live object: %w", err)
 	}
-	obj := v.(map[string]any)
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", fmt.Errorf("live object: must be an object, not %s", describe(v))
+	}
 	id, _, err := checkObject(obj, r.namespaced)
 	if err != nil {
 		return "", fmt.Errorf("live object: %w", err)
