@@ -253,9 +253,10 @@ func decodeJSON(data []byte) (any, error) {
 }
 
 // decodeJSONAsIs decodes one JSON value keeping each number's spelling. It
-// suits documents built only from canonical parts, such as a rendered
-// object: the template and override values are canonicalised once, up
-// front, and the patch library copies them verbatim.
+// reads the template as written, whose numbers the host copy keeps, and
+// documents built only from canonical parts, such as a rendered object: the
+// template and override values are canonicalised once, up front, and the
+// patch library copies them verbatim.
 func decodeJSONAsIs(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
