@@ -1,15 +1,14 @@
 package federation
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // canonicalNumbers rewrites every number in v, in place, to one spelling
@@ -57,115 +56,18 @@ func canonicalNumber(n json.Number) (json.Number, error) {
 	return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
 }
 
-// encodeCanonical serialises v, a tree of the types decodeJSON produces,
-// with object keys sorted bytewise and no insignificant whitespace. It
-// writes the tree directly rather than through encoding/json, whose
-// reflection cost dominated rendering. HTML characters are not escaped: the
-// output is shown in plans, not embedded in web pages.
+// encodeCanonical serialises v, a tree of the types decodeJSON produces:
+// encoding/json sorts object keys bytewise and writes no insignificant
+// whitespace. HTML characters are not escaped: the output is shown in
+// plans, not embedded in web pages.
 func encodeCanonical(v any) ([]byte, error) {
-	return appendCanonical(make([]byte, 0, 1024), v)
-}
-
-func appendCanonical(b []byte, v any) ([]byte, error) {
-	var err error
-	switch node := v.(type) {
-	case nil:
-		b = append(b, "null"...)
-	case bool:
-		b = strconv.AppendBool(b, node)
-	case string:
-		b = appendString(b, node)
-	case json.Number:
-		b = append(b, node...)
-	case map[string]any:
-		// Objects seldom have more members than fit on the stack.
-		var small [16]string
-		keys := small[:0]
-		for k := range node {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			if b, err = appendCanonical(b, node[k]); err != nil {
-				return nil, err
-			}
-		}
-		b = append(b, '}')
-	case []any:
-		b = append(b, '[')
-		for i, e := range node {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendCanonical(b, e); err != nil {
-				return nil, err
-			}
-		}
-		b = append(b, ']')
-	default:
-		return nil, fmt.Errorf("cannot encode %T as JSON", v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	return b, nil
-}
-
-// appendString writes s as a JSON string the way encoding/json does with
-// HTML escaping off: invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029
-// are escaped because JavaScript treats them as line ends.
-func appendString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // maskedSecretFields hold a Secret's values.

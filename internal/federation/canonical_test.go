@@ -1,39 +1,9 @@
 package federation
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 )
-
-// stdlibString encodes s with encoding/json, HTML escaping off, which
-// appendString must match so that the output is ordinary JSON.
-func stdlibString(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-}
-
-func TestAppendStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range []string{
-		"", "plain", `quote " and \ backslash`, "<&>", "line\nfeed\ttab\rreturn", "\b\f\x00\x01\x1f\x7f",
-		"ünïcödé ✓ 𝄞", "bad \xff utf-8 \xc3", "js \u2028 \u2029 seps", "emoji 🚀 end",
-	} {
-		if got, want := string(appendString(nil, s)), stdlibString(s); got != want {
-			t.Errorf("appendString(%q) = %s, encoding/json gives %s", s, got, want)
-		}
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(appendString(nil, s)), stdlibString(s); got != want {
-			t.Fatalf("appendString(%q) = %s, encoding/json gives %s", s, got, want)
-		}
-	})
-}
 
 func TestCanonicalNumber(t *testing.T) {
 	for in, want := range map[string]string{

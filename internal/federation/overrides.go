@@ -26,11 +26,14 @@ type OverrideRule struct {
 	Patches []Patch
 }
 
-// Patch is one RFC 6902 operation.
+// Patch is one RFC 6902 operation, applied as KubeFed's patch library
+// applied it: a replace of an object member that does not exist adds it
+// (with a Note), and negative array indices count from the end.
 type Patch struct {
 	// Op is OpAdd, OpReplace or OpRemove; empty means OpReplace, as in KubeFed.
 	Op string
 	// Path is an RFC 6901 JSON pointer, such as "/spec/template/spec/containers/0/image".
+	// An array index of -1 is the last element; for OpAdd, the end of the array.
 	Path string
 	// Value is JSON text, such as `"nginx:1.27"` or `{"team":"web"}`.
 	// It must be empty for OpRemove.
@@ -94,6 +97,10 @@ type compiledRule struct {
 	cluster  string
 	selector labels.Selector
 	ops      jsonpatch.Patch
+	// paths are the operations' paths, split into tokens.
+	paths [][]string
+	// labels says whether an operation may write a label.
+	labels bool
 }
 
 func (r *compiledRule) targets(c Cluster) bool {
@@ -128,18 +135,20 @@ func compileOverrides(rules []OverrideRule) ([]compiledRule, error) {
 			c.cluster = rule.Cluster
 		}
 		c.ops = make(jsonpatch.Patch, len(rule.Patches))
+		c.paths = make([][]string, len(rule.Patches))
 		for j, p := range rule.Patches {
-			op, err := compilePatch(p)
+			op, tokens, err := compilePatch(p)
 			if err != nil {
 				return nil, &OverrideError{Rule: i, Patch: j, Err: err}
 			}
-			c.ops[j] = op
+			c.ops[j], c.paths[j] = op, tokens
+			c.labels = c.labels || mayWriteLabels(tokens)
 		}
 	}
 	return compiled, nil
 }
 
-func compilePatch(p Patch) (jsonpatch.Operation, error) {
+func compilePatch(p Patch) (jsonpatch.Operation, []string, error) {
 	kind := p.Op
 	var value json.RawMessage
 	if kind == "" {
@@ -148,51 +157,67 @@ func compilePatch(p Patch) (jsonpatch.Operation, error) {
 	switch kind {
 	case OpAdd, OpReplace:
 		if p.Value == "" {
-			return nil, fmt.Errorf("op %s needs a value", kind)
+			return nil, nil, fmt.Errorf("op %s needs a value", kind)
 		}
 		v, err := decodeJSON([]byte(p.Value))
 		if err != nil {
-			return nil, fmt.Errorf("value %s is not JSON text (%w); a string needs JSON quotes, as in %s", clip(p.Value), err, strconv.Quote("text"))
+			return nil, nil, fmt.Errorf("value %s is not JSON text (%w); a string needs JSON quotes, as in %s", clip(p.Value), err, strconv.Quote("text"))
 		}
 		// Canonical numbers in values spare the rendered object a second
 		// pass over its numbers.
 		if value, err = encodeCanonical(v); err != nil {
-			return nil, fmt.Errorf("value %s: %w", clip(p.Value), err)
+			return nil, nil, fmt.Errorf("value %s: %w", clip(p.Value), err)
 		}
 	case OpRemove:
 		if p.Value != "" {
-			return nil, errors.New("op remove takes no value")
+			return nil, nil, errors.New("op remove takes no value")
 		}
 	default:
-		return nil, fmt.Errorf("unknown op %q; use %s, %s or %s", p.Op, OpAdd, OpReplace, OpRemove)
+		return nil, nil, fmt.Errorf("unknown op %q; use %s, %s or %s", p.Op, OpAdd, OpReplace, OpRemove)
 	}
-	if err := checkOverridePath(p.Path); err != nil {
-		return nil, err
+	tokens, err := checkOverridePath(p.Path)
+	if err != nil {
+		return nil, nil, err
 	}
 	op := jsonpatch.Operation{"op": rawString(kind), "path": rawString(p.Path)}
 	if kind != OpRemove {
 		op["value"] = &value
 	}
-	return op, nil
+	return op, tokens, nil
 }
 
 // checkOverridePath accepts JSON pointers that do not touch the fields that
-// identify the object. The empty pointer, the whole object, is refused for
-// the same reason.
-func checkOverridePath(path string) error {
+// identify the object, and returns their tokens. The empty pointer, the
+// whole object, is refused for the same reason. So is an empty token, which
+// no Kubernetes field has: it is a doubled or trailing "/", with which
+// KubeFed's patch library failed or wrote a key "" the API server refuses.
+func checkOverridePath(path string) ([]string, error) {
 	tokens, err := ParsePointer(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(tokens) == 0 {
-		return errors.New(`path "" is the whole object, which overrides may not replace`)
+		return nil, errors.New(`path "" is the whole object, which overrides may not replace`)
+	}
+	if slices.Contains(tokens, "") {
+		return nil, fmt.Errorf(`path %q has an empty segment, from a doubled or trailing "/"; name every field, as in "/metadata/labels/tier"`, path)
 	}
 	for _, f := range forbiddenPaths {
 		if len(tokens) >= len(f) && slices.Equal(tokens[:len(f)], f) {
-			return fmt.Errorf("path %q may not be overridden: /%s identifies the object", path, strings.Join(f, "/"))
+			return nil, fmt.Errorf("path %q may not be overridden: /%s identifies the object", path, strings.Join(f, "/"))
 		}
 	}
-	return nil
+	return tokens, nil
+}
+
+// labelsPath is where an object's labels are.
+var labelsPath = []string{"metadata", "labels"}
+
+// mayWriteLabels reports whether an operation at the path may change a
+// label: whether the path is or is inside the labels, or holds them.
+func mayWriteLabels(tokens []string) bool {
+	n := min(len(tokens), len(labelsPath))
+	return slices.Equal(tokens[:n], labelsPath[:n])
 }
 
 // ParsePointer splits an RFC 6901 JSON pointer into its unescaped tokens;
@@ -218,25 +243,36 @@ func ParsePointer(path string) ([]string, error) {
 
 // lookup reports whether the pointer's tokens reach a value in doc.
 func lookup(doc any, tokens []string) bool {
+	_, ok := resolve(doc, tokens)
+	return ok
+}
+
+// resolve returns the value the pointer's tokens reach in doc, reading
+// array indices as the patch library does: any decimal integer, negative
+// ones counted from the end.
+func resolve(doc any, tokens []string) (any, bool) {
 	for _, t := range tokens {
 		switch node := doc.(type) {
 		case map[string]any:
 			v, ok := node[t]
 			if !ok {
-				return false
+				return nil, false
 			}
 			doc = v
 		case []any:
 			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(node) || (len(t) > 1 && t[0] == '0') {
-				return false
+			if i < 0 {
+				i += len(node)
+			}
+			if err != nil || i < 0 || i >= len(node) {
+				return nil, false
 			}
 			doc = node[i]
 		default:
-			return false
+			return nil, false
 		}
 	}
-	return true
+	return doc, true
 }
 
 func rawString(s string) *json.RawMessage {

@@ -2,6 +2,7 @@ package federation
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,8 @@ func TestValidateOverridesRejects(t *testing.T) {
 		{"a pointer without a leading slash", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "spec/replicas", Value: "1"}}}}, 0, 0, `path "spec/replicas" is not a JSON pointer: it must start with "/"`},
 		{"a bad escape", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/metadata/labels/a~2b", Value: `"1"`}}}}, 0, 0, `"~" must be followed by 0 or 1`},
 		{"a trailing tilde", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec~", Value: "1"}}}}, 0, 0, `"~" must be followed by 0 or 1`},
+		{"a doubled slash", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata//x", Value: "1"}}}}, 0, 0, `path "/metadata//x" has an empty segment, from a doubled or trailing "/"; name every field, as in "/metadata/labels/tier"`},
+		{"a trailing slash, which made KubeFed write a label named \"\"", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/", Value: `"e"`}}}}, 0, 0, `path "/metadata/labels/" has an empty segment`},
 		{"an unknown op", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: "move", Path: "/spec/replicas"}}}}, 0, 0, `unknown op "move"; use add, replace or remove`},
 		{"an op in the wrong case", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: "Add", Path: "/spec/replicas", Value: "1"}}}}, 0, 0, `unknown op "Add"`},
 		{"a value that is not JSON", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/0/image", Value: "nginx:1.27"}}}}, 0, 0, `value "nginx:1.27" is not JSON text`},
@@ -161,18 +164,18 @@ func TestOverridesApplyErrorsNameRulePatchAndCluster(t *testing.T) {
 		patch    int
 		mentions string
 	}{
-		{"replace of a missing path", []OverrideRule{{Cluster: "berlin", Patches: []Patch{
+		{"replace below a missing parent", []OverrideRule{{Cluster: "berlin", Patches: []Patch{
 			{Path: "/spec/replicas", Value: "1"},
-			{Path: "/spec/paused", Value: "true"},
-		}}}, 0, 1, `replace "/spec/paused": the path does not exist in this cluster's object`},
+			{Path: "/spec/strategy/type", Value: `"Recreate"`},
+		}}}, 0, 1, `replace "/spec/strategy/type": the path does not exist in this cluster's object`},
 		{"remove of a missing path", []OverrideRule{{Selector: &Selector{}, Patches: []Patch{{Op: OpRemove, Path: "/metadata/annotations/x"}}}}, 0, 0, `remove "/metadata/annotations/x": the path does not exist in this cluster's object`},
 		{"remove of an array index out of range", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/3"}}}}, 0, 0, "the path does not exist"},
-		{"a negative array index", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/-1/image", Value: `"x"`}}}}, 0, 0, "the path does not exist"},
+		{"a negative array index before the first element", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/-2/image", Value: `"x"`}}}}, 0, 0, "the path does not exist"},
 		{"add below a missing parent", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations/x", Value: `"1"`}}}}, 0, 0, `add "/metadata/annotations/x": the parent of the path does not exist`},
 		{"a path made missing by an earlier rule", []OverrideRule{
-			{Selector: &Selector{MatchLabels: map[string]string{"env": "staging"}}, Patches: []Patch{{Op: OpRemove, Path: "/spec/replicas"}}},
-			{Cluster: "berlin", Patches: []Patch{{Path: "/spec/replicas", Value: "2"}}},
-		}, 1, 0, `replace "/spec/replicas": the path does not exist`},
+			{Selector: &Selector{MatchLabels: map[string]string{"env": "staging"}}, Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports"}}},
+			{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/0/ports/0/containerPort", Value: "8080"}}},
+		}, 1, 0, `replace "/spec/template/spec/containers/0/ports/0/containerPort": the path does not exist`},
 		{"replacing metadata with another name", []OverrideRule{{Cluster: "berlin", Patches: []Patch{
 			{Op: OpAdd, Path: "/metadata/labels/x", Value: `"1"`},
 			{Path: "/metadata", Value: `{"name":"other","namespace":"shop"}`},
@@ -297,5 +300,66 @@ func TestOverrideValueErrorsAreShort(t *testing.T) {
 	err = ValidateOverrides([]OverrideRule{{Cluster: "a", Patches: []Patch{{Path: "/a", Value: "1e400"}}}})
 	if err == nil || !strings.Contains(err.Error(), "cannot be represented") {
 		t.Errorf("an out-of-range number should be refused, got %v", err)
+	}
+}
+
+// TestOverrideErrorsAmongSeveralRulesNameTheCulprit checks that when the
+// operations of several rules, applied together, fail, the error still
+// names the rule, the patch and the cluster at fault.
+func TestOverrideErrorsAmongSeveralRulesNameTheCulprit(t *testing.T) {
+	prod := Cluster{Name: "paris", Labels: map[string]string{"env": "prod"}}
+	rules := []OverrideRule{
+		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
+			{Op: OpAdd, Path: "/metadata/annotations", Value: `{"a":"1"}`},
+			{Op: OpAdd, Path: "/metadata/annotations/b", Value: `"2"`},
+		}},
+		{Cluster: "paris", Patches: []Patch{
+			{Path: "/spec/template/spec/containers/0/image", Value: `"x"`},
+			{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports/1"},
+			{Path: "/spec/replicas", Value: `2`},
+		}},
+		{Selector: &Selector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/x", Value: `"y"`}}},
+		{Cluster: "lyon", Patches: []Patch{
+			{Op: OpAdd, Path: "/metadata/annotations/c", Value: `"3"`},
+		}},
+		{Cluster: "nice", Patches: []Patch{
+			{Path: "/metadata/labels", Value: `{"name":"x"}`},
+			{Path: "/metadata", Value: `{"name":"other","namespace":"shop"}`},
+		}},
+	}
+	r, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cluster  Cluster
+		replicas *int64
+		rule     int
+		patch    int
+		mentions string
+	}{
+		{prod, n(3), 1, 1, `remove "/spec/template/spec/containers/0/ports/1": the path does not exist in this cluster's object`},
+		{Cluster{Name: "lyon"}, nil, 3, 0, `add "/metadata/annotations/c": the parent of the path does not exist in this cluster's object`},
+		{Cluster{Name: "nice"}, n(1), 4, 1, `replace "/metadata" changes the object's kind, name, namespace or generateName, which overrides may not change`},
+	} {
+		_, err := r.Render(tc.cluster, tc.replicas)
+		var oe *OverrideError
+		if !errors.As(err, &oe) || oe.Rule != tc.rule || oe.Patch != tc.patch || oe.Cluster != tc.cluster.Name {
+			t.Errorf("%s: err = %v, want rule %d, patch %d, cluster %q", tc.cluster.Name, err, tc.rule, tc.patch, tc.cluster.Name)
+			continue
+		}
+		want := fmt.Sprintf("override rule %d, patch %d, cluster %q: %s", tc.rule, tc.patch, tc.cluster.Name, tc.mentions)
+		if err.Error() != want {
+			t.Errorf("err = %q\nwant  %q", err, want)
+		}
+	}
+	// The replicas, applied with the rules, are blamed on their own.
+	noSpec, err := NewRenderer(RenderSpec{Template: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", Overrides: rules[2:3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = noSpec.Render(prod, n(2))
+	if err == nil || !strings.HasPrefix(err.Error(), `cluster "paris": setting 2 replicas at "/spec/replicas": `) {
+		t.Errorf("replicas error = %v", err)
 	}
 }

@@ -3,9 +3,10 @@ package federation
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"slices"
+	"strings"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // ManagedLabel marks objects written to member clusters, as KubeFed does, so
@@ -28,6 +29,23 @@ type RenderSpec struct {
 	// ReplicasPath is the JSON pointer where a cluster's replica count is
 	// written; empty means DefaultReplicasPath.
 	ReplicasPath string
+	// IgnoreFields are field paths, in the syntax ParseFieldPath reads, that
+	// are removed from every rendered object after the overrides: fields
+	// owned by something else, which are neither applied nor compared.
+	IgnoreFields []string
+}
+
+// RenderOptions are what a cluster's object depends on besides the
+// cluster's name and labels.
+type RenderOptions struct {
+	// Replicas, when not nil, is written at the replicas path before the
+	// overrides.
+	Replicas *int64
+	// RetainReplicas leaves nothing at the replicas path, neither a count
+	// nor the template's value nor an override's, for clusters where
+	// something else, such as an autoscaler, owns it. Replicas is then not
+	// used.
+	RetainReplicas bool
 }
 
 // Rendered is the object one cluster receives.
@@ -44,7 +62,36 @@ type Rendered struct {
 	// Warnings are notes about the template, such as dropped server-owned
 	// fields, worth passing on to the user.
 	Warnings []string
+	// Notes are remarks about how the overrides applied to this cluster,
+	// each tied to one patch.
+	Notes []Note
 }
+
+// Note is a remark about one override patch on one cluster, worth showing
+// the user at that patch.
+type Note struct {
+	Rule, Patch int
+	Cluster     string
+	// Path is the patch's path.
+	Path    string
+	Message string
+}
+
+func (n Note) String() string {
+	return fmt.Sprintf("override rule %d, patch %d, cluster %q: %s", n.Rule, n.Patch, n.Cluster, n.Message)
+}
+
+// FieldPathError reports an entry of RenderSpec.IgnoreFields that cannot be
+// used.
+type FieldPathError struct {
+	// Index is the entry's position in IgnoreFields.
+	Index int
+	Err   error
+}
+
+func (e *FieldPathError) Error() string { return fmt.Sprintf("ignored field %d: %v", e.Index, e.Err) }
+
+func (e *FieldPathError) Unwrap() error { return e.Err }
 
 // Renderer renders one template with its overrides for any number of
 // clusters. Everything that does not depend on the cluster is checked and
@@ -52,39 +99,35 @@ type Rendered struct {
 // keeps for sharing between clusters; a Renderer may be used from several
 // goroutines.
 type Renderer struct {
-	template     []byte
+	// template is the template as canonical JSON, what every cluster's
+	// patches apply to.
+	template []byte
+	// host is the template as KubeFed stores it.
+	host         map[string]any
 	identity     Identity
 	identityKeys fieldIdentity
+	namespaced   bool
 	secret       bool
 	rules        []compiledRule
 	replicasPath string
+	// replicasTokens is replicasPath split, for removing what is there.
+	replicasTokens []string
+	// replicasLabels says whether the replica count may write a label.
+	replicasLabels bool
 	// The replicas operation's fixed parts, encoded once.
 	replicasOpKind, replicasPathRaw *json.RawMessage
-	warnings                        []string
-	// skeleton is what the patch library patches instead of the template,
-	// when one could be built and the object is no Secret, whose display
-	// differs from the object.
-	skeleton *skeleton
-	// identityJSON is what the skeleton's renderings are checked against.
-	identityJSON *identityJSON
+	// ignored are the IgnoreFields, parsed.
+	ignored  [][]string
+	warnings []string
 	// shared holds the objects already rendered, by what they depend on.
 	shared *sharedRenders
 }
 
-// applyOptions are RFC 6902 as written: no negative array indices, no
-// implicit creation of missing parents, no tolerance for removing what is
-// not there.
-var applyOptions = func() *jsonpatch.ApplyOptions {
-	o := jsonpatch.NewApplyOptions()
-	o.SupportNegativeIndices = false
-	o.EscapeHTML = false
-	return o
-}()
-
-// NewRenderer parses the template and checks the overrides and the replicas
-// path. Errors about overrides are *OverrideError values.
+// NewRenderer parses the template and checks the overrides, the replicas
+// path and the ignored fields. Errors about overrides are *OverrideError
+// values, errors about ignored fields *FieldPathError values.
 func NewRenderer(spec RenderSpec) (*Renderer, error) {
-	obj, id, warnings, err := parseTemplate(spec.Template, spec.Namespaced)
+	tmpl, err := parseTemplate(spec.Template, spec.Namespaced)
 	if err != nil {
 		return nil, err
 	}
@@ -96,31 +139,35 @@ func NewRenderer(spec RenderSpec) (*Renderer, error) {
 	if replicasPath == "" {
 		replicasPath = DefaultReplicasPath
 	}
-	if err := checkOverridePath(replicasPath); err != nil {
+	replicasTokens, err := checkOverridePath(replicasPath)
+	if err != nil {
 		return nil, fmt.Errorf("replicas path: %w", err)
 	}
-	tmpl, err := encodeCanonical(obj)
+	ignored, err := parseIgnoreFields(spec.IgnoreFields)
+	if err != nil {
+		return nil, err
+	}
+	canon, err := encodeCanonical(tmpl.obj)
 	if err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
-	r := &Renderer{
-		template:        tmpl,
-		identity:        id,
-		identityKeys:    identityOf(obj),
-		secret:          id.Kind == "Secret",
+	return &Renderer{
+		template:        canon,
+		host:            tmpl.host,
+		identity:        tmpl.id,
+		identityKeys:    identityOf(tmpl.obj),
+		namespaced:      spec.Namespaced,
+		secret:          tmpl.id.Kind == "Secret",
 		rules:           rules,
 		replicasPath:    replicasPath,
+		replicasTokens:  replicasTokens,
+		replicasLabels:  mayWriteLabels(replicasTokens),
 		replicasOpKind:  rawString(OpAdd),
 		replicasPathRaw: rawString(replicasPath),
-		warnings:        warnings,
+		ignored:         ignored,
+		warnings:        tmpl.warnings,
 		shared:          &sharedRenders{},
-	}
-	if !r.secret {
-		if r.identityJSON, err = identityJSONOf(obj); err == nil {
-			r.skeleton = newSkeleton(obj, tmpl, replicasPath, rules)
-		}
-	}
-	return r, nil
+	}, nil
 }
 
 // Render is NewRenderer followed by one Render call, for callers that
@@ -140,106 +187,134 @@ func (r *Renderer) Identity() Identity { return r.identity }
 // Warnings returns the template's warnings, also carried by every Rendered.
 func (r *Renderer) Warnings() []string { return append([]string(nil), r.warnings...) }
 
-// Render returns the object the cluster receives: the template, then
-// replicas at the replicas path when replicas is not nil, then every
-// override rule that targets the cluster, in order, then the ManagedLabel.
-// Errors about overrides are *OverrideError values naming the cluster.
-//
-// Clusters with the same replica count and the same targeting rules
-// receive the same object, which is rendered once and shared.
+// HostTemplate returns the template as KubeFed stores it in a
+// Federated<Kind>'s spec.template: without apiVersion, kind,
+// metadata.name and metadata.namespace, and without metadata when nothing
+// else is left in it; without the fields the renderer drops; numbers as
+// written, as json.Number. The caller owns the copy returned.
+func (r *Renderer) HostTemplate() map[string]any {
+	return runtime.DeepCopyJSONValue(r.host).(map[string]any)
+}
+
+// Canonical returns the display form of an object read back from a
+// cluster: what Rendered.Display would be for that object used as the
+// template, without overrides, with the same ignored fields removed. Its
+// numbers may be of any type encoding/json encodes.
+func (r *Renderer) Canonical(live map[string]any) (string, error) {
+	raw, err := json.Marshal(live)
+	if err != nil {
+		return "", fmt.Errorf("live object: %w", err)
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return "", fmt.Errorf("live object: %w", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", fmt.Errorf("live object: must be an object, not %s", describe(v))
+	}
+	id, _, err := checkObject(obj, r.namespaced)
+	if err != nil {
+		return "", fmt.Errorf("live object: %w", err)
+	}
+	r.removeIgnored(obj)
+	addManagedLabel(obj)
+	out, err := encodeObject(obj, id)
+	if err != nil {
+		return "", fmt.Errorf("live object: %w", err)
+	}
+	return out.Display, nil
+}
+
+// Render is RenderCluster with a replica count and nothing else.
 func (r *Renderer) Render(cluster Cluster, replicas *int64) (Rendered, error) {
-	if replicas != nil && *replicas < 0 {
-		return Rendered{}, fmt.Errorf("cluster %q: replicas must not be negative, got %d", cluster.Name, *replicas)
+	return r.RenderCluster(cluster, RenderOptions{Replicas: replicas})
+}
+
+// RenderCluster returns the object the cluster receives: the template,
+// then the replica count at the replicas path when there is one, then
+// every override rule that targets the cluster, in order; then the
+// replicas path is emptied when the cluster retains its replicas, the
+// ignored fields are removed and the ManagedLabel is set. Errors about
+// overrides are *OverrideError values naming the cluster.
+//
+// Clusters with the same options and the same targeting rules receive the
+// same object, which is rendered once and shared.
+func (r *Renderer) RenderCluster(cluster Cluster, opts RenderOptions) (Rendered, error) {
+	if opts.Replicas != nil && *opts.Replicas < 0 {
+		return Rendered{}, fmt.Errorf("cluster %q: replicas must not be negative, got %d", cluster.Name, *opts.Replicas)
+	}
+	if opts.RetainReplicas {
+		opts.Replicas = nil
 	}
 	targeting := r.targeting(cluster)
-	key := shareKey(replicas, targeting)
-	if out, ok := r.shared.get(key); ok {
+	key := shareKey(opts, targeting)
+	if out, ok := r.shared.get(key, cluster.Name); ok {
 		out.Warnings = r.Warnings()
 		return out, nil
 	}
-	ops := r.operations(replicas, targeting)
-	out, ok := r.renderSkeleton(ops)
-	if !ok {
-		var err error
-		if out, err = r.renderWhole(cluster, replicas, ops); err != nil {
-			return Rendered{}, err
-		}
+	out, err := r.render(cluster, opts, targeting)
+	if err != nil {
+		return Rendered{}, err
 	}
 	r.shared.put(key, out)
 	return out, nil
 }
 
-// renderSkeleton renders by patching the skeleton. It reports false when
-// there is no skeleton or when anything goes wrong, leaving it to
-// renderWhole to render or to explain the failure.
-func (r *Renderer) renderSkeleton(ops jsonpatch.Patch) (Rendered, bool) {
-	if r.skeleton == nil {
-		return Rendered{}, false
-	}
-	object, err := r.skeleton.apply(ops, r.identityJSON)
+// render patches the template with the cluster's operations, removes what
+// the cluster does not receive, checks the labels, sets the ManagedLabel and
+// encodes the result.
+func (r *Renderer) render(cluster Cluster, opts RenderOptions, targeting []int) (Rendered, error) {
+	obj, notes, err := r.patched(cluster, opts.Replicas, targeting)
 	if err != nil {
-		return Rendered{}, false
+		return Rendered{}, err
 	}
-	return Rendered{Display: string(object), Object: object, Warnings: r.Warnings()}, true
-}
-
-// renderWhole renders by patching the whole template.
-func (r *Renderer) renderWhole(cluster Cluster, replicas *int64, ops jsonpatch.Patch) (Rendered, error) {
-	doc := r.template
-	if len(ops) > 0 {
-		// All operations are applied in one go, which parses the document
-		// once; only when that fails are they replayed one at a time to
-		// find the culprit.
-		var err error
-		if doc, err = ops.ApplyWithOptions(doc, applyOptions); err != nil {
-			return Rendered{}, r.diagnose(cluster, replicas)
-		}
+	if opts.RetainReplicas {
+		removeField(obj, r.replicasTokens)
 	}
-	v, err := decodeJSONAsIs(doc)
+	r.removeIgnored(obj)
+	if err := r.checkLabels(cluster, obj, opts.Replicas, targeting); err != nil {
+		return Rendered{}, err
+	}
+	addManagedLabel(obj)
+	out, err := encodeObject(obj, r.identity)
 	if err != nil {
 		return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
 	}
-	obj := v.(map[string]any)
-	if identityOf(obj) != r.identityKeys {
-		return Rendered{}, r.diagnose(cluster, replicas)
-	}
-	if !addManagedLabel(obj) {
-		l := obj["metadata"].(map[string]any)["labels"]
-		return Rendered{}, fmt.Errorf("cluster %q: the overrides leave metadata.labels as %s, where the %s label must go", cluster.Name, describe(l), ManagedLabel)
-	}
-	out, err := r.encode(obj)
-	if err != nil {
-		return Rendered{}, fmt.Errorf("cluster %q: %w", cluster.Name, err)
-	}
+	out.Warnings, out.Notes = r.Warnings(), notes
 	return out, nil
 }
 
-// addManagedLabel sets the ManagedLabel in obj, whose identity has been
-// checked, so that it has metadata. It reports false when metadata.labels
-// is neither absent, null nor an object.
-func addManagedLabel(obj map[string]any) bool {
-	meta := obj["metadata"].(map[string]any)
-	switch l := meta["labels"].(type) {
-	case nil:
-		meta["labels"] = map[string]any{ManagedLabel: "true"}
-	case map[string]any:
-		l[ManagedLabel] = "true"
-	default:
-		return false
+// removeIgnored removes the ignored fields from obj.
+func (r *Renderer) removeIgnored(obj map[string]any) {
+	for _, tokens := range r.ignored {
+		removeField(obj, tokens)
 	}
-	return true
 }
 
-// encode serialises the finished object and, for a Secret, its display.
-func (r *Renderer) encode(obj map[string]any) (Rendered, error) {
-	out := Rendered{Warnings: r.Warnings()}
+// addManagedLabel sets the ManagedLabel in obj, whose metadata and labels
+// have been checked: metadata is an object, labels absent, null or an
+// object.
+func addManagedLabel(obj map[string]any) {
+	meta := obj["metadata"].(map[string]any)
+	labels, _ := meta["labels"].(map[string]any)
+	if labels == nil {
+		labels = map[string]any{}
+		meta["labels"] = labels
+	}
+	labels[ManagedLabel] = "true"
+}
+
+// encodeObject serialises a finished object and, for a Secret, its display.
+func encodeObject(obj map[string]any, id Identity) (Rendered, error) {
+	var out Rendered
 	var err error
 	if out.Object, err = encodeCanonical(obj); err != nil {
 		return Rendered{}, err
 	}
 	out.Display = string(out.Object)
-	if r.secret {
-		shown, err := maskSecret(obj, r.identity)
+	if id.Kind == "Secret" {
+		shown, err := maskSecret(obj, id)
 		if err != nil {
 			return Rendered{}, err
 		}
@@ -264,141 +339,22 @@ func (r *Renderer) targeting(cluster Cluster) []int {
 	return targeting
 }
 
-// operations lists the patch operations for a cluster: the replica count,
-// then the operations of each rule that targets the cluster.
-func (r *Renderer) operations(replicas *int64, targeting []int) jsonpatch.Patch {
-	n := 0
-	for _, i := range targeting {
-		n += len(r.rules[i].ops)
-	}
-	if replicas != nil {
-		n++
-	}
-	if n == 0 {
-		return nil
-	}
-	ops := make(jsonpatch.Patch, 0, n)
-	if replicas != nil {
-		ops = append(ops, r.replicasOp(*replicas))
-	}
-	for _, i := range targeting {
-		ops = append(ops, r.rules[i].ops...)
-	}
-	return ops
-}
-
-// replicasOp sets the replica count with "add", which replaces an existing
-// value and creates a missing one.
-func (r *Renderer) replicasOp(replicas int64) jsonpatch.Operation {
-	value := json.RawMessage(strconv.FormatInt(replicas, 10))
-	return jsonpatch.Operation{"op": r.replicasOpKind, "path": r.replicasPathRaw, "value": &value}
-}
-
-// diagnose replays the cluster's operations one at a time and returns the
-// error of the first that fails, or, when all apply, blames the operation
-// after which the object's identity changed and never changed back.
-func (r *Renderer) diagnose(cluster Cluster, replicas *int64) error {
-	type step struct {
-		rule, patch int
-		op          jsonpatch.Operation
-	}
-	var steps []step
-	if replicas != nil {
-		steps = append(steps, step{rule: -1, op: r.replicasOp(*replicas)})
-	}
-	for i := range r.rules {
-		if r.rules[i].targets(cluster) {
-			for j, op := range r.rules[i].ops {
-				steps = append(steps, step{rule: i, patch: j, op: op})
+// parseIgnoreFields parses the ignored fields and refuses those that would
+// remove a field that identifies the object.
+func parseIgnoreFields(paths []string) ([][]string, error) {
+	identifying := [][]string{{"apiVersion"}, {"kind"}, {"metadata", "name"}, {"metadata", "namespace"}, {"metadata", "generateName"}}
+	ignored := make([][]string, len(paths))
+	for i, p := range paths {
+		tokens, err := ParseFieldPath(p)
+		if err != nil {
+			return nil, &FieldPathError{Index: i, Err: err}
+		}
+		for _, id := range identifying {
+			if len(tokens) <= len(id) && slices.Equal(id[:len(tokens)], tokens) {
+				return nil, &FieldPathError{Index: i, Err: fmt.Errorf("field path %q would remove %s, which identifies the object", p, strings.Join(id, "."))}
 			}
 		}
+		ignored[i] = tokens
 	}
-	fail := func(s step, err error) error {
-		if s.rule < 0 {
-			return fmt.Errorf("cluster %q: setting %d replicas at %q: %w", cluster.Name, *replicas, r.replicasPath, err)
-		}
-		return &OverrideError{Rule: s.rule, Patch: s.patch, Cluster: cluster.Name, Err: err}
-	}
-
-	doc := r.template
-	blamed, intact := -1, true
-	for k, s := range steps {
-		next, err := jsonpatch.Patch{s.op}.ApplyWithOptions(doc, applyOptions)
-		if err != nil {
-			return fail(s, explainFailure(doc, s.op.Kind(), opPath(s.op), err))
-		}
-		after, _ := decodeJSON(next)
-		now := identityOfAny(after) == r.identityKeys
-		switch {
-		case intact && !now:
-			blamed = k
-		case now:
-			blamed = -1
-		}
-		intact, doc = now, next
-	}
-	if blamed >= 0 {
-		s := steps[blamed]
-		return fail(s, fmt.Errorf("%s %q changes the object's kind, name, namespace or generateName, which overrides may not change", s.op.Kind(), opPath(s.op)))
-	}
-	return fmt.Errorf("cluster %q: the overrides could not be applied", cluster.Name)
-}
-
-// explainFailure turns the patch library's error into one that says what
-// is wrong with the cluster's object.
-func explainFailure(doc []byte, kind, path string, err error) error {
-	tokens, perr := ParsePointer(path)
-	v, derr := decodeJSON(doc)
-	if perr == nil && derr == nil && len(tokens) > 0 {
-		switch {
-		case (kind == OpReplace || kind == OpRemove) && !lookup(v, tokens):
-			return fmt.Errorf("%s %q: the path does not exist in this cluster's object", kind, path)
-		case kind == OpAdd && !lookup(v, tokens[:len(tokens)-1]):
-			return fmt.Errorf("%s %q: the parent of the path does not exist in this cluster's object", kind, path)
-		}
-	}
-	return fmt.Errorf("%s %q: %w", kind, path, err)
-}
-
-func opPath(op jsonpatch.Operation) string {
-	p, _ := op.Path()
-	return p
-}
-
-// fieldIdentity holds the fields overrides may not change, each as its
-// string value or, when absent or not a string, a marker starting with a NUL
-// byte, which Kubernetes names and kinds cannot contain.
-type fieldIdentity [4]string
-
-func identityOf(obj map[string]any) fieldIdentity {
-	meta, _ := obj["metadata"].(map[string]any)
-	return fieldIdentity{
-		identityField(obj, "kind"),
-		identityField(meta, "name"),
-		identityField(meta, "namespace"),
-		identityField(meta, "generateName"),
-	}
-}
-
-func identityOfAny(v any) fieldIdentity {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return fieldIdentity{"\x00not an object"}
-	}
-	return identityOf(obj)
-}
-
-func identityField(m map[string]any, key string) string {
-	v, ok := m[key]
-	if !ok {
-		return "\x00absent"
-	}
-	if s, isString := v.(string); isString {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "\x00unencodable"
-	}
-	return "\x00" + string(b)
+	return ignored, nil
 }

@@ -134,6 +134,9 @@ func TestRenderTemplateErrors(t *testing.T) {
 		{"a numeric name", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 5}\n", false, "metadata.name must be a string, not a number"},
 		{"metadata not an object", "apiVersion: v1\nkind: ConfigMap\nmetadata: x\n", false, "metadata must be an object, not a string"},
 		{"labels not an object", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: [x]}\n", false, "metadata.labels must be an object, not a list"},
+		{"a label that is a number", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {version: 2}}\n", false, `template: metadata.labels: label "version" is a number, but label values are strings; write "2", in JSON quotes`},
+		{"a label value the API server refuses", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {team: web team}}\n", false, `template: metadata.labels: label "team": value "web team" is not valid`},
+		{"a label key the API server refuses", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {\"a b\": x}}\n", false, `template: metadata.labels: label key "a b" is not valid`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -223,7 +226,7 @@ func TestRenderReplicas(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `cluster "berlin": setting 2 replicas at "/spec/replicas"`) || !strings.Contains(err.Error(), "parent of the path does not exist") {
 		t.Errorf("missing parent error = %v", err)
 	}
-	for _, bad := range []string{"spec/replicas", "/metadata/name", "/kind"} {
+	for _, bad := range []string{"spec/replicas", "/metadata/name", "/kind", "/spec/replicas/"} {
 		if _, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true, ReplicasPath: bad}); err == nil || !strings.HasPrefix(err.Error(), "replicas path: ") {
 			t.Errorf("replicas path %q: error = %v", bad, err)
 		}
@@ -375,5 +378,102 @@ func TestRendererIsSafeForConcurrentUse(t *testing.T) {
 		if got := <-done; got != want.Display {
 			t.Errorf("concurrent render gave %s, want %s", got, want.Display)
 		}
+	}
+}
+
+// TestRenderSecretDigestsArePinned pins digests as the engine has always
+// computed them: a change of digest would show every Secret as changed in
+// the first plan after an upgrade.
+func TestRenderSecretDigestsArePinned(t *testing.T) {
+	cases := []struct {
+		name     string
+		template string
+		want     string
+	}{
+		{"data and stringData entries", secretYAML,
+			`{"apiVersion":"v1","data":{"password":"sha256:a6270cd859d5dab095e678d03440bd0e50812c415e5f2a671251ba2e3760d793","user":"sha256:998cd4e68c60696a2e6d4be21aded36f532a2a81b66c7c298c044183107bb845"},"kind":"Secret","metadata":{"labels":{"kubefed.io/managed":"true"},"name":"db","namespace":"shop"},"stringData":{"token":"sha256:ee32b99af8bdf9176a35a77995c5c1ee5ad81a1a02e53955b034a9a1d62e8938"},"type":"Opaque"}`},
+		{"values that are not strings, HTML characters and a line separator",
+			"apiVersion: v1\nkind: Secret\nmetadata: {name: odd, namespace: shop}\ndata: [1.50, {\"b\": \"<&>\"}]\nstringData:\n  note: \"x<&>\\u2028\"\n  count: 7\n",
+			`{"apiVersion":"v1","data":"sha256:d78fe436cc3fe66667b15321c9600cd8ae35bf5a051c99769864a6abbbc8ef09","kind":"Secret","metadata":{"labels":{"kubefed.io/managed":"true"},"name":"odd","namespace":"shop"},"stringData":{"count":"sha256:dc000f16661241cb1bdf38c07fb7d374bf8c7c424f84299523e27caec100d427","note":"sha256:376f66d6b960c5f819307f6305491686cb281643b7822c6d9279ad2fb0cad1a4"}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mustRender(t, RenderSpec{Template: tc.template, Namespaced: true}, berlin, nil)
+			if got.Display != tc.want {
+				t.Errorf("Display =\n%s\nwant\n%s", got.Display, tc.want)
+			}
+		})
+	}
+}
+
+func TestRenderClusterRetainReplicas(t *testing.T) {
+	spec := RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: []OverrideRule{
+		{Cluster: "berlin", Patches: []Patch{{Path: "/spec/replicas", Value: "9"}}},
+	}}
+	r, err := NewRenderer(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		cluster Cluster
+		opts    RenderOptions
+		want    any // spec.replicas, nil when absent
+	}{
+		{"a count", Cluster{Name: "tokyo"}, RenderOptions{Replicas: n(4)}, 4.0},
+		{"no count keeps the template's", Cluster{Name: "tokyo"}, RenderOptions{}, 3.0},
+		{"retained drops the template's", Cluster{Name: "tokyo"}, RenderOptions{RetainReplicas: true}, nil},
+		{"retained drops a count", Cluster{Name: "tokyo"}, RenderOptions{Replicas: n(4), RetainReplicas: true}, nil},
+		{"an override wins over a count", berlin, RenderOptions{Replicas: n(4)}, 9.0},
+		{"retained drops an override's", berlin, RenderOptions{Replicas: n(4), RetainReplicas: true}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := r.RenderCluster(tc.cluster, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := field(t, got.Display, "spec", "replicas"); v != tc.want {
+				t.Errorf("spec.replicas = %v, want %v", v, tc.want)
+			}
+			if tc.want == nil && strings.Contains(string(got.Object), `"replicas"`) {
+				t.Errorf("the object holds replicas: %s", got.Object)
+			}
+			if field(t, got.Display, "spec", "selector", "matchLabels", "app") != "web" {
+				t.Errorf("the rest of spec is gone: %s", got.Display)
+			}
+		})
+	}
+	custom, err := NewRenderer(RenderSpec{Template: "apiVersion: example.com/v1\nkind: Pool\nmetadata: {name: p}\nspec: {size: {count: 2, min: 1}}\n", ReplicasPath: "/spec/size/count"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := custom.RenderCluster(berlin, RenderOptions{Replicas: n(5), RetainReplicas: true})
+	if err != nil || got.Display != `{"apiVersion":"example.com/v1","kind":"Pool","metadata":{"labels":{"kubefed.io/managed":"true"},"name":"p"},"spec":{"size":{"min":1}}}` {
+		t.Errorf("a custom replicas path retained: %s, %v", got.Display, err)
+	}
+}
+
+func TestRenderIsRenderClusterWithACount(t *testing.T) {
+	r, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, replicas := range []*int64{nil, n(0), n(6)} {
+		a, errA := r.Render(berlin, replicas)
+		b, errB := r.RenderCluster(berlin, RenderOptions{Replicas: replicas})
+		if errA != nil || errB != nil || a.Display != b.Display || string(a.Object) != string(b.Object) {
+			t.Errorf("replicas %v: Render gives %s, %v; RenderCluster gives %s, %v", replicas, a.Display, errA, b.Display, errB)
+		}
+	}
+	if _, err := r.RenderCluster(berlin, RenderOptions{Replicas: n(-1), RetainReplicas: true}); err == nil {
+		t.Error("a negative count should be refused even when the cluster retains its replicas")
+	}
+}
+
+func TestNoteNamesRulePatchAndCluster(t *testing.T) {
+	n := Note{Rule: 2, Patch: 1, Cluster: "berlin", Path: "/metadata/labels/tier", Message: "something to know"}
+	if got := n.String(); got != `override rule 2, patch 1, cluster "berlin": something to know` {
+		t.Errorf("String() = %q", got)
 	}
 }

@@ -17,18 +17,23 @@ type sharedRenders struct {
 }
 
 // sharedRender is a Rendered without its warnings, which Render copies from
-// the Renderer, and with its object as a string, which no caller can modify.
+// the Renderer, with its object as a string, which no caller can modify,
+// and with notes that name no cluster.
 type sharedRender struct {
 	object, display string
 	sensitive       bool
+	notes           []Note
 }
 
 // shareKey names what a rendered object depends on besides the Renderer:
-// the replica count and the rules that target the cluster.
-func shareKey(replicas *int64, targeting []int) string {
+// the options and the rules that target the cluster.
+func shareKey(opts RenderOptions, targeting []int) string {
 	b := make([]byte, 0, 8+4*len(targeting))
-	if replicas != nil {
-		b = strconv.AppendInt(b, *replicas, 10)
+	switch {
+	case opts.RetainReplicas:
+		b = append(b, 'r')
+	case opts.Replicas != nil:
+		b = strconv.AppendInt(b, *opts.Replicas, 10)
 	}
 	for _, i := range targeting {
 		b = append(b, ',')
@@ -37,18 +42,28 @@ func shareKey(replicas *int64, targeting []int) string {
 	return string(b)
 }
 
-func (s *sharedRenders) get(key string) (Rendered, bool) {
+// get returns the object shared under key, with its notes about cluster.
+func (s *sharedRenders) get(key, cluster string) (Rendered, bool) {
 	s.mu.Lock()
 	e, ok := s.renders[key]
 	s.mu.Unlock()
 	if !ok {
 		return Rendered{}, false
 	}
-	return Rendered{Display: e.display, Object: []byte(e.object), Sensitive: e.sensitive}, true
+	out := Rendered{Display: e.display, Object: []byte(e.object), Sensitive: e.sensitive}
+	for _, n := range e.notes {
+		n.Cluster = cluster
+		out.Notes = append(out.Notes, n)
+	}
+	return out, true
 }
 
 func (s *sharedRenders) put(key string, out Rendered) {
 	e := sharedRender{display: out.Display, sensitive: out.Sensitive}
+	for _, n := range out.Notes {
+		n.Cluster = ""
+		e.notes = append(e.notes, n)
+	}
 	if out.Display == string(out.Object) {
 		e.object = out.Display
 	} else {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -35,46 +36,52 @@ var serverOwned = []string{
 	"deletionGracePeriodSeconds",
 }
 
-// parseTemplate reads one YAML or JSON document into a JSON object with
-// canonical numbers, drops server-owned fields and checks the fields that
-// identify the object.
-func parseTemplate(text string, namespaced bool) (map[string]any, Identity, []string, error) {
+// parsedTemplate is a template read and checked once, in the forms the
+// engine needs.
+type parsedTemplate struct {
+	// obj is the object to render, with canonical numbers.
+	obj map[string]any
+	// host is the template as KubeFed stores it in a Federated<Kind>.
+	host     map[string]any
+	id       Identity
+	warnings []string
+}
+
+// parseTemplate reads one YAML or JSON document, drops server-owned fields
+// and checks the fields that identify the object.
+func parseTemplate(text string, namespaced bool) (parsedTemplate, error) {
 	doc, err := singleDocument(text)
 	if err != nil {
-		return nil, Identity{}, nil, err
+		return parsedTemplate{}, err
 	}
 	js, err := yaml.YAMLToJSONStrict(doc)
 	if err != nil {
-		return nil, Identity{}, nil, fmt.Errorf("template: %w", err)
+		return parsedTemplate{}, fmt.Errorf("template: %w", err)
 	}
-	v, err := decodeJSON(js)
+	v, err := decodeJSONAsIs(js)
 	if err != nil {
-		return nil, Identity{}, nil, fmt.Errorf("template: %w", err)
+		return parsedTemplate{}, fmt.Errorf("template: %w", err)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, Identity{}, nil, fmt.Errorf("template: must be an object (a YAML mapping), not %s", describe(v))
+		return parsedTemplate{}, fmt.Errorf("template: must be an object (a YAML mapping), not %s", describe(v))
 	}
-
-	var warnings []string
-	drop := func(m map[string]any, key, where string) {
-		v, ok := m[key]
-		if !ok {
-			return
-		}
-		delete(m, key)
-		// `kubectl create --dry-run -o yaml` emits `creationTimestamp: null`
-		// and `status: {}`; they say nothing, so dropping them is silent.
-		if v == nil {
-			return
-		}
-		if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
-			return
-		}
-		warnings = append(warnings, fmt.Sprintf("template: dropped the server-owned field %s; the API server sets it", where))
+	id, warnings, err := checkObject(obj, namespaced)
+	if err != nil {
+		return parsedTemplate{}, fmt.Errorf("template: %w", err)
 	}
-	drop(obj, "status", "status")
+	host := hostForm(obj)
+	if _, err := canonicalNumbers(obj); err != nil {
+		return parsedTemplate{}, fmt.Errorf("template: %w", err)
+	}
+	return parsedTemplate{obj: obj, host: host, id: id, warnings: warnings}, nil
+}
 
+// checkObject drops the server-owned fields of obj, a template or an
+// object read back from a cluster, and checks the fields that identify it.
+// The warnings name the fields dropped.
+func checkObject(obj map[string]any, namespaced bool) (Identity, []string, error) {
+	warnings := append(dropServerOwned(obj), dropFinalizers(obj)...)
 	var id Identity
 	var problems []string
 	str := func(m map[string]any, key, where string) string {
@@ -95,36 +102,106 @@ func parseTemplate(text string, namespaced bool) (map[string]any, Identity, []st
 		problems = append(problems, "metadata must be an object, not "+describe(obj["metadata"]))
 	}
 	if meta != nil {
-		for _, key := range serverOwned {
-			drop(meta, key, "metadata."+key)
-		}
 		id.Name = str(meta, "name", "metadata.name")
 		id.Namespace = str(meta, "namespace", "metadata.namespace")
-		if l, ok := meta["labels"]; ok && l != nil {
-			if _, ok := l.(map[string]any); !ok {
-				problems = append(problems, "metadata.labels must be an object, not "+describe(l))
-			}
+		switch l := meta["labels"].(type) {
+		case nil:
+		case map[string]any:
+			problems = append(problems, templateLabelProblems(l)...)
+		default:
+			problems = append(problems, "metadata.labels must be an object, not "+describe(l))
 		}
 	}
 	if len(problems) == 0 {
-		for _, f := range []struct{ value, name string }{
-			{id.APIVersion, "apiVersion"}, {id.Kind, "kind"}, {id.Name, "metadata.name"},
-		} {
-			if f.value == "" {
-				problems = append(problems, f.name+" is required")
-			}
-		}
-		switch {
-		case namespaced && id.Namespace == "":
-			problems = append(problems, fmt.Sprintf("metadata.namespace is required: %s is namespaced", kindOr(id.Kind)))
-		case !namespaced && id.Namespace != "":
-			problems = append(problems, fmt.Sprintf("metadata.namespace must not be set: %s is cluster-scoped", kindOr(id.Kind)))
-		}
+		problems = requiredFields(id, namespaced)
 	}
 	if len(problems) > 0 {
-		return nil, Identity{}, nil, errors.New("template: " + strings.Join(problems, "; "))
+		return Identity{}, nil, errors.New(strings.Join(problems, "; "))
 	}
-	return obj, id, warnings, nil
+	return id, warnings, nil
+}
+
+// requiredFields lists what the identity lacks, or holds but must not.
+func requiredFields(id Identity, namespaced bool) []string {
+	var problems []string
+	for _, f := range []struct{ value, name string }{
+		{id.APIVersion, "apiVersion"}, {id.Kind, "kind"}, {id.Name, "metadata.name"},
+	} {
+		if f.value == "" {
+			problems = append(problems, f.name+" is required")
+		}
+	}
+	switch {
+	case namespaced && id.Namespace == "":
+		problems = append(problems, fmt.Sprintf("metadata.namespace is required: %s is namespaced", kindOr(id.Kind)))
+	case !namespaced && id.Namespace != "":
+		problems = append(problems, fmt.Sprintf("metadata.namespace must not be set: %s is cluster-scoped", kindOr(id.Kind)))
+	}
+	return problems
+}
+
+// dropServerOwned removes status and the server-owned metadata fields from
+// obj and returns a warning for each that said something.
+func dropServerOwned(obj map[string]any) []string {
+	var warnings []string
+	drop := func(m map[string]any, key, where string) {
+		v, ok := m[key]
+		if !ok {
+			return
+		}
+		delete(m, key)
+		// `kubectl create --dry-run -o yaml` emits `creationTimestamp: null`
+		// and `status: {}`; they say nothing, so dropping them is silent.
+		if v == nil {
+			return
+		}
+		if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
+			return
+		}
+		warnings = append(warnings, fmt.Sprintf("template: dropped the server-owned field %s; the API server sets it", where))
+	}
+	drop(obj, "status", "status")
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		for _, key := range serverOwned {
+			drop(meta, key, "metadata."+key)
+		}
+	}
+	return warnings
+}
+
+// dropFinalizers removes metadata.finalizers from obj, with a warning when
+// there were any. On a member no controller of the federation ever removes
+// them, so deleting the object there would wait forever; KubeFed dropped
+// them too. Controllers on the members add the finalizers they handle.
+func dropFinalizers(obj map[string]any) []string {
+	meta, _ := obj["metadata"].(map[string]any)
+	f, ok := meta["finalizers"]
+	if !ok {
+		return nil
+	}
+	delete(meta, "finalizers")
+	if l, isList := f.([]any); f == nil || isList && len(l) == 0 {
+		return nil
+	}
+	return []string{"template: dropped metadata.finalizers: nothing on the member clusters would remove them, so deleting the object there would never finish; the members' own controllers add the finalizers they handle"}
+}
+
+// hostForm is the template as KubeFed stores it in a Federated<Kind>'s
+// spec.template: a copy without apiVersion, kind, name and namespace, which
+// come from the type and the federated object, and without metadata when
+// nothing else is left in it. Numbers stay as written.
+func hostForm(obj map[string]any) map[string]any {
+	host := runtime.DeepCopyJSONValue(obj).(map[string]any)
+	delete(host, "apiVersion")
+	delete(host, "kind")
+	if meta, ok := host["metadata"].(map[string]any); ok {
+		delete(meta, "name")
+		delete(meta, "namespace")
+		if len(meta) == 0 {
+			delete(host, "metadata")
+		}
+	}
+	return host
 }
 
 // singleDocument returns the one YAML document in text. sigs.k8s.io/yaml
@@ -176,9 +253,10 @@ func decodeJSON(data []byte) (any, error) {
 }
 
 // decodeJSONAsIs decodes one JSON value keeping each number's spelling. It
-// suits documents built only from canonical parts, such as a rendered
-// object: the template and override values are canonicalised once, up
-// front, and the patch library copies them verbatim.
+// reads the template as written, whose numbers the host copy keeps, and
+// documents built only from canonical parts, such as a rendered object: the
+// template and override values are canonicalised once, up front, and the
+// patch library copies them verbatim.
 func decodeJSONAsIs(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
