@@ -3,6 +3,8 @@ package federation
 import (
 	"fmt"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // BenchmarkRender100ClustersThreeOverrides renders one Deployment for 100
@@ -14,10 +16,10 @@ func BenchmarkRender100ClustersThreeOverrides(b *testing.B) {
 	regions := []string{"us-east", "us-west", "eu-central", "ap-south"}
 	clusters := make([]Cluster, 100)
 	rules := []OverrideRule{
-		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
+		{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
 			{Op: OpAdd, Path: "/metadata/annotations", Value: `{"tier":"prod"}`},
 		}},
-		{Selector: &Selector{MatchExpressions: []Requirement{{Key: "region", Operator: OperatorIn, Values: regions}}}, Patches: []Patch{
+		{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "region", Operator: metav1.LabelSelectorOperator(OperatorIn), Values: regions}}}, Patches: []Patch{
 			{Op: OpAdd, Path: "/spec/template/spec/containers/0/env", Value: `[{"name":"REGION","value":"any"}]`},
 		}},
 	}
@@ -44,16 +46,16 @@ func BenchmarkRender100ClustersSharedSelectors(b *testing.B) {
 	}
 	var rules []OverrideRule
 	for _, env := range envs {
-		rules = append(rules, OverrideRule{Selector: &Selector{MatchLabels: map[string]string{"env": env}}, Patches: []Patch{
+		rules = append(rules, OverrideRule{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": env}}, Patches: []Patch{
 			{Op: OpAdd, Path: "/metadata/annotations", Value: fmt.Sprintf(`{"tier":%q}`, env)},
 		}})
 	}
 	for _, region := range regions {
 		rules = append(rules,
-			OverrideRule{Selector: &Selector{MatchLabels: map[string]string{"region": region}}, Patches: []Patch{
+			OverrideRule{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"region": region}}, Patches: []Patch{
 				{Op: OpAdd, Path: "/spec/template/spec/containers/0/env", Value: fmt.Sprintf(`[{"name":"REGION","value":%q}]`, region)},
 			}},
-			OverrideRule{Selector: &Selector{MatchExpressions: []Requirement{{Key: "region", Operator: OperatorIn, Values: []string{region}}}}, Patches: []Patch{
+			OverrideRule{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "region", Operator: metav1.LabelSelectorOperator(OperatorIn), Values: []string{region}}}}, Patches: []Patch{
 				{Path: "/spec/template/spec/containers/0/image", Value: fmt.Sprintf(`"registry.%s.example.com/nginx:1.27"`, region)},
 			}},
 		)

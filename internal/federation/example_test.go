@@ -3,6 +3,8 @@ package federation_test
 import (
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 )
 
@@ -15,7 +17,7 @@ func Example() {
 		{Name: "staging-1", Labels: map[string]string{"env": "staging"}},
 	}
 	placement := federation.Placement{
-		Selector: &federation.Selector{MatchLabels: map[string]string{"env": "prod"}},
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}},
 	}
 	placed, err := placement.Select(registered, nil)
 	if err != nil {

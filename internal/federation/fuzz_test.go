@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // checkCanonical asserts that rendered bytes are canonical JSON: decoding
@@ -58,7 +60,7 @@ func checkRenderedTwiceEqual(t *testing.T, r *Renderer, c Cluster, replicas *int
 func FuzzOverridePatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, op, path, value string, replicas int16) {
 		rules := []OverrideRule{
-			{Selector: &Selector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations", Value: `{"a":"b"}`}}},
+			{Selector: &metav1.LabelSelector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations", Value: `{"a":"b"}`}}},
 			{Cluster: berlin.Name, Patches: []Patch{{Op: op, Path: path, Value: value}}},
 		}
 		r, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: rules})
@@ -165,9 +167,9 @@ func FuzzPlacementSelector(f *testing.F) {
 		if value != "" {
 			values = strings.Split(value, ",")
 		}
-		sel := &Selector{
+		sel := &metav1.LabelSelector{
 			MatchLabels:      map[string]string{},
-			MatchExpressions: []Requirement{{Key: key, Operator: operator, Values: values}},
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: metav1.LabelSelectorOperator(operator), Values: values}},
 		}
 		if labelKey != "" {
 			sel.MatchLabels[labelKey] = labelValue
@@ -175,7 +177,7 @@ func FuzzPlacementSelector(f *testing.F) {
 		p := Placement{Selector: sel}
 		got, err := p.Select(registry, nil)
 		if err != nil {
-			if sel.Validate() == nil {
+			if ValidateSelector(sel) == nil {
 				t.Fatalf("Select failed (%v) on a selector Validate accepts", err)
 			}
 			return

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // serviceYAML has a list of three ports, for indices counted from either
@@ -159,7 +161,7 @@ func TestOverridesAsKubeFedAppliedThem(t *testing.T) {
 
 func TestReplaceOfAMissingMemberNotesNameEachCluster(t *testing.T) {
 	r, err := NewRenderer(RenderSpec{Template: serviceYAML, Namespaced: true, Overrides: []OverrideRule{
-		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
+		{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
 			{Op: OpAdd, Path: "/spec/type", Value: `"NodePort"`},
 			{Path: "/metadata/labels/tier", Value: `"gold"`},
 		}},
@@ -218,7 +220,7 @@ func TestOverridesLeavingInvalidLabels(t *testing.T) {
 		{"a value too long", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/team", Value: `"` + strings.Repeat("a", 64) + `"`}}}},
 			0, 0, `is not valid: must be no more than 63 bytes`},
 		{"an earlier rule's label among a later rule's", []OverrideRule{
-			{Selector: &Selector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/version", Value: `2`}}},
+			{Selector: &metav1.LabelSelector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/version", Value: `2`}}},
 			{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/team", Value: `"web"`}, {Op: OpRemove, Path: "/metadata/labels/app"}}},
 		}, 0, 0, `label "version" is a number`},
 	}

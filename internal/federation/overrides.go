@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -21,7 +22,7 @@ type OverrideRule struct {
 	Cluster string
 	// Selector targets the clusters whose labels match; an empty Selector
 	// targets every cluster.
-	Selector *Selector
+	Selector *metav1.LabelSelector
 	// Patches are applied in order.
 	Patches []Patch
 }
@@ -122,7 +123,7 @@ func compileOverrides(rules []OverrideRule) ([]compiledRule, error) {
 		case rule.Cluster == "" && rule.Selector == nil:
 			return nil, ruleErr(errors.New("the rule targets no cluster; set cluster or cluster_selector"))
 		case rule.Selector != nil:
-			sel, err := rule.Selector.compile()
+			sel, err := compileSelector(rule.Selector)
 			if err != nil {
 				return nil, ruleErr(fmt.Errorf("cluster_selector: %w", err))
 			}

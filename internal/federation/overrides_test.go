@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestValidateOverridesRejects(t *testing.T) {
@@ -34,12 +36,12 @@ func TestValidateOverridesRejects(t *testing.T) {
 		{"a missing value", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/spec/replicas"}}}}, 0, 0, "op add needs a value"},
 		{"a missing value with the default op", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/replicas"}}}}, 0, 0, "op replace needs a value"},
 		{"a value on remove", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/spec/replicas", Value: "1"}}}}, 0, 0, "op remove takes no value"},
-		{"both targets", []OverrideRule{{Cluster: "berlin", Selector: &Selector{}, Patches: []Patch{ok}}}, 0, -1, "sets both cluster and cluster_selector"},
+		{"both targets", []OverrideRule{{Cluster: "berlin", Selector: &metav1.LabelSelector{}, Patches: []Patch{ok}}}, 0, -1, "sets both cluster and cluster_selector"},
 		{"no target", []OverrideRule{{Patches: []Patch{ok}}}, 0, -1, "targets no cluster"},
-		{"an invalid selector", []OverrideRule{{Selector: &Selector{MatchExpressions: []Requirement{{Key: "env", Operator: "Has"}}}, Patches: []Patch{ok}}}, 0, -1, `cluster_selector: match_expressions[0] (key "env", operator "Has")`},
+		{"an invalid selector", []OverrideRule{{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: "Has"}}}, Patches: []Patch{ok}}}, 0, -1, `cluster_selector: match_expressions[0] (key "env", operator "Has")`},
 		{"the same cluster named twice", []OverrideRule{
 			{Cluster: "berlin", Patches: []Patch{ok}},
-			{Selector: &Selector{}, Patches: []Patch{ok}},
+			{Selector: &metav1.LabelSelector{}, Patches: []Patch{ok}},
 			{Cluster: "berlin", Patches: []Patch{ok}},
 		}, 2, -1, `cluster "berlin" is already targeted by name in override rule 0`},
 	}
@@ -84,8 +86,8 @@ func TestValidateOverridesAccepts(t *testing.T) {
 			{Op: OpAdd, Path: "/metadata/nameSuffix", Value: `null`},
 		}},
 		{Cluster: "new-york"},
-		{Selector: &Selector{}},
-		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}},
+		{Selector: &metav1.LabelSelector{}},
+		{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}},
 	}
 	if err := ValidateOverrides(rules); err != nil {
 		t.Fatalf("ValidateOverrides: %v", err)
@@ -98,7 +100,7 @@ func TestValidateOverridesAccepts(t *testing.T) {
 func TestOverridesApply(t *testing.T) {
 	newYork := Cluster{Name: "new-york", Labels: map[string]string{"region": "us-east", "env": "prod"}}
 	rules := []OverrideRule{
-		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
+		{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
 			{Path: "/spec/template/spec/containers/0/image", Value: `"nginx:1.27-prod"`},
 			{Op: OpAdd, Path: "/metadata/annotations", Value: `{"tier":"prod"}`},
 		}},
@@ -106,7 +108,7 @@ func TestOverridesApply(t *testing.T) {
 			{Path: "/spec/template/spec/containers/0/image", Value: `"nginx:1.27-berlin"`},
 			{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports"},
 		}},
-		{Selector: &Selector{}, Patches: []Patch{
+		{Selector: &metav1.LabelSelector{}, Patches: []Patch{
 			{Op: OpAdd, Path: "/metadata/labels/federated", Value: `"yes"`},
 		}},
 		{Cluster: "new-york", Patches: []Patch{
@@ -168,12 +170,12 @@ func TestOverridesApplyErrorsNameRulePatchAndCluster(t *testing.T) {
 			{Path: "/spec/replicas", Value: "1"},
 			{Path: "/spec/strategy/type", Value: `"Recreate"`},
 		}}}, 0, 1, `replace "/spec/strategy/type": the path does not exist in this cluster's object`},
-		{"remove of a missing path", []OverrideRule{{Selector: &Selector{}, Patches: []Patch{{Op: OpRemove, Path: "/metadata/annotations/x"}}}}, 0, 0, `remove "/metadata/annotations/x": the path does not exist in this cluster's object`},
+		{"remove of a missing path", []OverrideRule{{Selector: &metav1.LabelSelector{}, Patches: []Patch{{Op: OpRemove, Path: "/metadata/annotations/x"}}}}, 0, 0, `remove "/metadata/annotations/x": the path does not exist in this cluster's object`},
 		{"remove of an array index out of range", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/3"}}}}, 0, 0, "the path does not exist"},
 		{"a negative array index before the first element", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/-2/image", Value: `"x"`}}}}, 0, 0, "the path does not exist"},
 		{"add below a missing parent", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations/x", Value: `"1"`}}}}, 0, 0, `add "/metadata/annotations/x": the parent of the path does not exist`},
 		{"a path made missing by an earlier rule", []OverrideRule{
-			{Selector: &Selector{MatchLabels: map[string]string{"env": "staging"}}, Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports"}}},
+			{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "staging"}}, Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports"}}},
 			{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/0/ports/0/containerPort", Value: "8080"}}},
 		}, 1, 0, `replace "/spec/template/spec/containers/0/ports/0/containerPort": the path does not exist`},
 		{"replacing metadata with another name", []OverrideRule{{Cluster: "berlin", Patches: []Patch{
@@ -309,7 +311,7 @@ func TestOverrideValueErrorsAreShort(t *testing.T) {
 func TestOverrideErrorsAmongSeveralRulesNameTheCulprit(t *testing.T) {
 	prod := Cluster{Name: "paris", Labels: map[string]string{"env": "prod"}}
 	rules := []OverrideRule{
-		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
+		{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{
 			{Op: OpAdd, Path: "/metadata/annotations", Value: `{"a":"1"}`},
 			{Op: OpAdd, Path: "/metadata/annotations/b", Value: `"2"`},
 		}},
@@ -318,7 +320,7 @@ func TestOverrideErrorsAmongSeveralRulesNameTheCulprit(t *testing.T) {
 			{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports/1"},
 			{Path: "/spec/replicas", Value: `2`},
 		}},
-		{Selector: &Selector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/x", Value: `"y"`}}},
+		{Selector: &metav1.LabelSelector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/labels/x", Value: `"y"`}}},
 		{Cluster: "lyon", Patches: []Patch{
 			{Op: OpAdd, Path: "/metadata/annotations/c", Value: `"3"`},
 		}},

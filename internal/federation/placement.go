@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -26,7 +27,7 @@ type Placement struct {
 	// Clusters lists cluster names; nil means the list is not set.
 	Clusters []string
 	// Selector selects clusters by label; nil means it is not set.
-	Selector *Selector
+	Selector *metav1.LabelSelector
 }
 
 // Select returns the names of the selected clusters, sorted and without
@@ -41,7 +42,7 @@ func (p Placement) Select(registered []Cluster, upcoming []string) ([]string, er
 	var sel labels.Selector
 	if p.Selector != nil {
 		var err error
-		if sel, err = p.Selector.compile(); err != nil {
+		if sel, err = compileSelector(p.Selector); err != nil {
 			return nil, fmt.Errorf("cluster_selector: %w", err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var registry = []Cluster{
@@ -23,22 +25,22 @@ func TestPlacementSelect(t *testing.T) {
 	}{
 		{"listed names are selected, sorted", Placement{Clusters: []string{"new-york", "berlin"}}, nil, []string{"berlin", "new-york"}},
 		{"an empty list selects none", Placement{Clusters: []string{}}, nil, []string{}},
-		{"an empty list wins over a selector that would match all", Placement{Clusters: []string{}, Selector: &Selector{}}, nil, []string{}},
-		{"a list ignores the selector", Placement{Clusters: []string{"berlin"}, Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}}, nil, []string{"berlin"}},
+		{"an empty list wins over a selector that would match all", Placement{Clusters: []string{}, Selector: &metav1.LabelSelector{}}, nil, []string{}},
+		{"a list ignores the selector", Placement{Clusters: []string{"berlin"}, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}, nil, []string{"berlin"}},
 		{"duplicates in the list collapse", Placement{Clusters: []string{"berlin", "berlin"}}, nil, []string{"berlin"}},
 		{"nothing set selects none", Placement{}, nil, []string{}},
-		{"an empty selector selects every registered cluster", Placement{Selector: &Selector{}}, nil, []string{"bare", "berlin", "new-york", "san-francisco"}},
-		{"an empty selector does not select upcoming clusters", Placement{Selector: &Selector{}}, []string{"tokyo"}, []string{"bare", "berlin", "new-york", "san-francisco"}},
-		{"match labels", Placement{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}}, nil, []string{"new-york", "san-francisco"}},
-		{"match labels must all hold", Placement{Selector: &Selector{MatchLabels: map[string]string{"env": "prod", "region": "us-east"}}}, nil, []string{"new-york"}},
-		{"match labels matching nothing", Placement{Selector: &Selector{MatchLabels: map[string]string{"env": "dev"}}}, nil, []string{}},
-		{"In", Placement{Selector: &Selector{MatchExpressions: []Requirement{{Key: "region", Operator: OperatorIn, Values: []string{"us-east", "eu-central"}}}}}, nil, []string{"berlin", "new-york"}},
-		{"NotIn also matches clusters without the label", Placement{Selector: &Selector{MatchExpressions: []Requirement{{Key: "env", Operator: OperatorNotIn, Values: []string{"prod"}}}}}, nil, []string{"bare", "berlin"}},
-		{"Exists", Placement{Selector: &Selector{MatchExpressions: []Requirement{{Key: "gpu", Operator: OperatorExists}}}}, nil, []string{"san-francisco"}},
-		{"DoesNotExist", Placement{Selector: &Selector{MatchExpressions: []Requirement{{Key: "region", Operator: OperatorDoesNotExist}}}}, nil, []string{"bare"}},
-		{"labels and expressions combine", Placement{Selector: &Selector{
+		{"an empty selector selects every registered cluster", Placement{Selector: &metav1.LabelSelector{}}, nil, []string{"bare", "berlin", "new-york", "san-francisco"}},
+		{"an empty selector does not select upcoming clusters", Placement{Selector: &metav1.LabelSelector{}}, []string{"tokyo"}, []string{"bare", "berlin", "new-york", "san-francisco"}},
+		{"match labels", Placement{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}, nil, []string{"new-york", "san-francisco"}},
+		{"match labels must all hold", Placement{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod", "region": "us-east"}}}, nil, []string{"new-york"}},
+		{"match labels matching nothing", Placement{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "dev"}}}, nil, []string{}},
+		{"In", Placement{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "region", Operator: metav1.LabelSelectorOperator(OperatorIn), Values: []string{"us-east", "eu-central"}}}}}, nil, []string{"berlin", "new-york"}},
+		{"NotIn also matches clusters without the label", Placement{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOperator(OperatorNotIn), Values: []string{"prod"}}}}}, nil, []string{"bare", "berlin"}},
+		{"Exists", Placement{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "gpu", Operator: metav1.LabelSelectorOperator(OperatorExists)}}}}, nil, []string{"san-francisco"}},
+		{"DoesNotExist", Placement{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "region", Operator: metav1.LabelSelectorOperator(OperatorDoesNotExist)}}}}, nil, []string{"bare"}},
+		{"labels and expressions combine", Placement{Selector: &metav1.LabelSelector{
 			MatchLabels:      map[string]string{"env": "prod"},
-			MatchExpressions: []Requirement{{Key: "gpu", Operator: OperatorDoesNotExist}},
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "gpu", Operator: metav1.LabelSelectorOperator(OperatorDoesNotExist)}},
 		}}, nil, []string{"new-york"}},
 		{"upcoming clusters may be listed", Placement{Clusters: []string{"tokyo", "berlin"}}, []string{"tokyo"}, []string{"berlin", "tokyo"}},
 	}
@@ -85,31 +87,31 @@ func TestPlacementRejectsUnknownNames(t *testing.T) {
 func TestSelectorErrorsNameTheCulprit(t *testing.T) {
 	cases := []struct {
 		name     string
-		selector Selector
+		selector metav1.LabelSelector
 		mentions []string
 	}{
-		{"unknown operator", Selector{MatchExpressions: []Requirement{{Key: "env", Operator: "Among", Values: []string{"a"}}}},
+		{"unknown operator", metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: "Among", Values: []string{"a"}}}},
 			[]string{"match_expressions[0]", `"Among"`, "not a valid label selector operator"}},
-		{"operator in the wrong case", Selector{MatchExpressions: []Requirement{{Key: "env", Operator: "in", Values: []string{"a"}}}},
+		{"operator in the wrong case", metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: "in", Values: []string{"a"}}}},
 			[]string{`"in"`, "not a valid label selector operator"}},
-		{"bad key in an expression", Selector{MatchExpressions: []Requirement{
-			{Key: "env", Operator: OperatorExists},
-			{Key: "bad key!", Operator: OperatorExists},
+		{"bad key in an expression", metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "env", Operator: metav1.LabelSelectorOperator(OperatorExists)},
+			{Key: "bad key!", Operator: metav1.LabelSelectorOperator(OperatorExists)},
 		}}, []string{"match_expressions[1]", `"bad key!"`}},
-		{"In without values", Selector{MatchExpressions: []Requirement{{Key: "env", Operator: OperatorIn}}},
+		{"In without values", metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOperator(OperatorIn)}}},
 			[]string{"match_expressions[0]", `key "env"`, "can't be empty"}},
-		{"Exists with values", Selector{MatchExpressions: []Requirement{{Key: "env", Operator: OperatorExists, Values: []string{"x"}}}},
+		{"Exists with values", metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOperator(OperatorExists), Values: []string{"x"}}}},
 			[]string{"match_expressions[0]", "must be empty"}},
-		{"bad value in an expression", Selector{MatchExpressions: []Requirement{{Key: "env", Operator: OperatorIn, Values: []string{"no spaces"}}}},
+		{"bad value in an expression", metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOperator(OperatorIn), Values: []string{"no spaces"}}}},
 			[]string{"match_expressions[0]", `"no spaces"`}},
-		{"bad match label key", Selector{MatchLabels: map[string]string{"ok": "1", "-bad": "1"}},
+		{"bad match label key", metav1.LabelSelector{MatchLabels: map[string]string{"ok": "1", "-bad": "1"}},
 			[]string{`match_labels["-bad"]`}},
-		{"bad match label value", Selector{MatchLabels: map[string]string{"env": "a b"}},
+		{"bad match label value", metav1.LabelSelector{MatchLabels: map[string]string{"env": "a b"}},
 			[]string{`match_labels["env"]`, `"a b"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.selector.Validate()
+			err := ValidateSelector(&tc.selector)
 			if err == nil {
 				t.Fatal("Validate accepted an invalid selector")
 			}
@@ -126,7 +128,7 @@ func TestSelectorErrorsNameTheCulprit(t *testing.T) {
 			if err == nil {
 				t.Error("Select accepted an invalid selector next to a cluster list")
 			}
-			if ok, err := tc.selector.Matches(map[string]string{"env": "a"}); ok || err == nil {
+			if ok, err := SelectorMatches(&tc.selector, map[string]string{"env": "a"}); ok || err == nil {
 				t.Errorf("Matches = %v, %v; want false and an error", ok, err)
 			}
 		})
@@ -134,7 +136,7 @@ func TestSelectorErrorsNameTheCulprit(t *testing.T) {
 }
 
 func TestSelectorMatches(t *testing.T) {
-	s := &Selector{MatchLabels: map[string]string{"env": "prod"}, MatchExpressions: []Requirement{{Key: "tier", Operator: OperatorIn, Values: []string{"web", "api"}}}}
+	s := &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}, MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: metav1.LabelSelectorOperator(OperatorIn), Values: []string{"web", "api"}}}}
 	for _, tc := range []struct {
 		labels map[string]string
 		want   bool
@@ -144,12 +146,12 @@ func TestSelectorMatches(t *testing.T) {
 		{map[string]string{"env": "prod"}, false},
 		{nil, false},
 	} {
-		got, err := s.Matches(tc.labels)
+		got, err := SelectorMatches(s, tc.labels)
 		if err != nil || got != tc.want {
 			t.Errorf("Matches(%v) = %v, %v; want %v", tc.labels, got, err, tc.want)
 		}
 	}
-	if ok, err := (&Selector{}).Matches(nil); !ok || err != nil {
+	if ok, err := SelectorMatches(&metav1.LabelSelector{}, nil); !ok || err != nil {
 		t.Errorf("empty selector Matches(nil) = %v, %v; want true", ok, err)
 	}
 }

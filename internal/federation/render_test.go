@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const deploymentYAML = `
@@ -258,7 +260,7 @@ func TestRenderOrderReplicasThenOverridesThenLabel(t *testing.T) {
 
 func TestRenderIsByteStable(t *testing.T) {
 	spec := RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: []OverrideRule{
-		{Selector: &Selector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations", Value: `{"z":"1","a":"2","m":{"y":1,"b":2}}`}}},
+		{Selector: &metav1.LabelSelector{}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations", Value: `{"z":"1","a":"2","m":{"y":1,"b":2}}`}}},
 	}}
 	first := mustRender(t, spec, berlin, n(5))
 	for range 50 {
@@ -346,7 +348,7 @@ func TestRenderSecretWithoutValues(t *testing.T) {
 
 func TestRendererIsSafeForConcurrentUse(t *testing.T) {
 	r, err := NewRenderer(RenderSpec{Template: deploymentYAML, Namespaced: true, Overrides: []OverrideRule{
-		{Selector: &Selector{}, Patches: []Patch{
+		{Selector: &metav1.LabelSelector{}, Patches: []Patch{
 			{Op: OpAdd, Path: "/metadata/annotations", Value: `{"a":{"b":[1,2]}}`},
 			{Op: OpAdd, Path: "/metadata/annotations/a/b/-", Value: `3`},
 		}},

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestRenderSharesObjectsBetweenClusters(t *testing.T) {
 	rules := []OverrideRule{
-		{Selector: &Selector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations", Value: `{"tier":"prod"}`}}},
+		{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}, Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations", Value: `{"tier":"prod"}`}}},
 		{Cluster: "b", Patches: []Patch{{Op: OpRemove, Path: "/spec/paused"}}},
 	}
 	template := strings.Replace(deploymentYAML, "  name: web\n", "  name: web\n  resourceVersion: \"1\"\n", 1)

@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 )
 
 var (
@@ -79,12 +81,11 @@ func (d *clustersDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	labelSelector, err := selectorOf(ctx, model.ClusterSelector)
+	selector, err := selectorOf(ctx, model.ClusterSelector)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("cluster_selector"), "Invalid cluster_selector", err.Error())
 		return
 	}
-	selector := engineSelector(labelSelector)
 	reg, err := d.data.registry(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the federation's clusters from the host", err.Error())
@@ -100,7 +101,7 @@ func (d *clustersDataSource) Read(ctx context.Context, req datasource.ReadReques
 	model.Names = []string{}
 	for _, record := range records {
 		if selector != nil {
-			if selected, _ := selector.Matches(record.Labels); !selected {
+			if selected, _ := federation.SelectorMatches(selector, record.Labels); !selected {
 				continue
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
@@ -179,12 +180,12 @@ func overrideRules(raw any) ([]federation.OverrideRule, error) {
 	return rules, nil
 }
 
-func plainSelector(raw any, what string) (*federation.Selector, error) {
+func plainSelector(raw any, what string) (*metav1.LabelSelector, error) {
 	object, err := plainObject(raw, what, "match_labels", "match_expressions")
 	if err != nil {
 		return nil, err
 	}
-	selector := &federation.Selector{}
+	selector := &metav1.LabelSelector{}
 	if selector.MatchLabels, err = plainStringMap(object["match_labels"], what+".match_labels"); err != nil {
 		return nil, err
 	}
@@ -198,13 +199,15 @@ func plainSelector(raw any, what string) (*federation.Selector, error) {
 		if err != nil {
 			return nil, err
 		}
-		var requirement federation.Requirement
+		var requirement metav1.LabelSelectorRequirement
 		if requirement.Key, err = plainString(expression["key"], ewhat+".key"); err != nil {
 			return nil, err
 		}
-		if requirement.Operator, err = plainString(expression["operator"], ewhat+".operator"); err != nil {
+		operator, err := plainString(expression["operator"], ewhat+".operator")
+		if err != nil {
 			return nil, err
 		}
+		requirement.Operator = metav1.LabelSelectorOperator(operator)
 		values, ok := expression["values"].([]any)
 		if !ok && expression["values"] != nil {
 			return nil, fmt.Errorf("%s.values must be a list of strings, not %s", ewhat, describePlain(expression["values"]))

@@ -33,13 +33,13 @@ type providerModel struct {
 	ProxyURL             types.String `tfsdk:"proxy_url"`
 	Exec                 *execModel   `tfsdk:"exec"`
 
-	FederationNamespace types.String `tfsdk:"federation_namespace"`
-	FieldManager        types.String `tfsdk:"field_manager"`
-	MaxParallelClusters types.Int64  `tfsdk:"max_parallel_clusters"`
+	FederationNamespace types.String         `tfsdk:"federation_namespace"`
+	FieldManager        types.String         `tfsdk:"field_manager"`
+	MaxParallelClusters types.Int64          `tfsdk:"max_parallel_clusters"`
 	RequestTimeout      timetypes.GoDuration `tfsdk:"request_timeout"`
-	QPS                 types.Int64  `tfsdk:"qps"`
-	Burst               types.Int64  `tfsdk:"burst"`
-	PlanValidation      types.String `tfsdk:"plan_validation"`
+	QPS                 types.Int64          `tfsdk:"qps"`
+	Burst               types.Int64          `tfsdk:"burst"`
+	PlanValidation      types.String         `tfsdk:"plan_validation"`
 }
 
 type execModel struct {

@@ -25,7 +25,6 @@ type objectInputs struct {
 	identity federation.Identity
 	object   propagation.Object
 	renderer *federation.Renderer
-	template string
 	orphan   bool
 	force    bool
 	// seen holds the clusters registered when refresh read the object;
@@ -64,8 +63,8 @@ func (r *federatedObjectResource) inputs(ctx context.Context, m *federatedObject
 		return nil, diags
 	}
 	in := &objectInputs{objectConfig: cfg, ft: *ft, renderer: renderer, identity: renderer.Identity(),
-		template: m.Template.ValueString(), orphan: m.DeletionPolicy.ValueString() == deletionOrphan,
-		force: m.ForceConflicts.ValueBool()}
+		orphan: m.DeletionPolicy.ValueString() == deletionOrphan,
+		force:  m.ForceConflicts.ValueBool()}
 	if err := in.locate(m.Type.ValueString()); err != nil {
 		diags.AddAttributeError(path.Root("template"), "Template does not match the type", err.Error())
 		return nil, diags
@@ -127,7 +126,7 @@ func (in *objectInputs) payload(cluster federation.Cluster, display string) ([]b
 
 // canonical is the engine's canonical, display-safe form of a live object.
 func (in *objectInputs) canonical(live map[string]any) (string, error) {
-	return canonicalOf(live, in.ft.Target.Namespaced)
+	return in.renderer.Canonical(live)
 }
 
 // hostObject is the Federated<Kind> that records the object in the host.
@@ -136,7 +135,7 @@ func (in *objectInputs) hostObject(status map[string]string) registry.FederatedO
 	obj := registry.FederatedObject{
 		Namespace: namespace,
 		Name:      name,
-		Template:  kubeFedTemplate(in.template),
+		Template:  in.renderer.HostTemplate(),
 		Placement: in.placement,
 		Overrides: in.overrides,
 		Orphan:    in.orphan,

@@ -94,7 +94,7 @@ func (m *federatedObjectModel) config(ctx context.Context) (objectConfig, error)
 			return c, attributeErr(path.Root("placement").AtName("cluster_selector"), err)
 		}
 		c.placementSet = true
-		c.placement = federation.Placement{Clusters: p.Clusters, Selector: engineSelector(selector)}
+		c.placement = federation.Placement{Clusters: p.Clusters, Selector: selector}
 	}
 	rules, err := overrideRulesOf(ctx, m.Overrides)
 	if err != nil {
@@ -126,7 +126,7 @@ func overrideRulesOf(ctx context.Context, v types.List) ([]federation.OverrideRu
 		if err != nil {
 			return nil, attributeErr(path.Root("overrides").AtListIndex(i).AtName("cluster_selector"), err)
 		}
-		rule := federation.OverrideRule{Cluster: o.Cluster.ValueString(), Selector: engineSelector(selector)}
+		rule := federation.OverrideRule{Cluster: o.Cluster.ValueString(), Selector: selector}
 		for _, p := range o.Patches {
 			rule.Patches = append(rule.Patches, federation.Patch{Op: p.Op.ValueString(), Path: p.Path.ValueString(), Value: p.Value.ValueString()})
 		}
@@ -141,7 +141,7 @@ func placementValue(ctx context.Context, p federation.Placement) (types.Object, 
 	if p.Clusters == nil && p.Selector == nil {
 		return types.ObjectNull(placementType.AttrTypes), nil
 	}
-	selector, err := selectorValue(ctx, labelSelector(p.Selector))
+	selector, err := selectorValue(ctx, p.Selector)
 	if err != nil {
 		return types.Object{}, err
 	}
@@ -160,7 +160,7 @@ func overridesValue(ctx context.Context, rules []federation.OverrideRule) (types
 	}
 	models := make([]overrideModel, 0, len(rules))
 	for _, rule := range rules {
-		selector, err := selectorValue(ctx, labelSelector(rule.Selector))
+		selector, err := selectorValue(ctx, rule.Selector)
 		if err != nil {
 			return types.List{}, err
 		}

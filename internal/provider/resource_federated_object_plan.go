@@ -235,10 +235,20 @@ func (r *federatedObjectResource) renderPlaced(ctx context.Context, in *objectIn
 			}
 			warned = true
 		}
+		addNotes(diags, rendered.Notes)
 		out.rendered[name] = rendered.Display
 		out.objects[name] = rendered.Object
 	}
 	return out
+}
+
+// addNotes shows the engine's remarks on how an override applied, each at
+// its patch.
+func addNotes(diags *diag.Diagnostics, notes []federation.Note) {
+	for _, n := range notes {
+		diags.AddAttributeWarning(path.Root("overrides").AtListIndex(n.Rule).AtName("patches").AtListIndex(n.Patch),
+			fmt.Sprintf("Override applied as KubeFed did on cluster %q", n.Cluster), n.String())
+	}
 }
 
 // warnLate names the clusters the placement would select that were

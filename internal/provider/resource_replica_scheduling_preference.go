@@ -29,8 +29,8 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*replicaSchedulingPreferenceResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*replicaSchedulingPreferenceResource)(nil)
+	_ resource.ResourceWithConfigure      = (*replicaSchedulingPreferenceResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*replicaSchedulingPreferenceResource)(nil)
 	_ resource.ResourceWithImportState    = (*replicaSchedulingPreferenceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*replicaSchedulingPreferenceResource)(nil)
 )

@@ -131,7 +131,7 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 		}
 		if selector == nil {
 			candidates = append(candidates, c)
-		} else if selected, _ := engineSelector(selector).Matches(c.Labels); selected {
+		} else if selected, _ := federation.SelectorMatches(selector, c.Labels); selected {
 			// An invalid selector failed validation before this point.
 			candidates = append(candidates, c)
 		}

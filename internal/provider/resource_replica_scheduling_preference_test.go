@@ -248,16 +248,16 @@ func TestAccReplicaSchedulingPreference_weightsCapsAndBalanced(t *testing.T) {
 				},
 			},
 			{
+				Config:      rspConfig(t, prefix, namespace, fmt.Sprintf(`  clusters = { %q = { min_replicas = 3, max_replicas = 2 } }`, prefix+"-ny")),
+				ExpectError: acctest.ErrorMatching(fmt.Sprintf(`preferences["%s-ny"]`, prefix), "greater than max_replicas"),
+			},
+			{
 				// A max of 1 everywhere leaves 6 of the 9 unplaced, with a warning.
 				Config: rspConfig(t, prefix, namespace, `  clusters = { "*" = { weight = 1, max_replicas = 1 } }`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(rsp, tfjsonpath.New("replicas"), replicasOf(prefix, 1, 1, 1)),
 					statecheck.ExpectKnownValue(rsp, tfjsonpath.New("unplaced_replicas"), knownvalue.Int64Exact(6)),
 				},
-			},
-			{
-				Config:      rspConfig(t, prefix, namespace, fmt.Sprintf(`  clusters = { %q = { min_replicas = 3, max_replicas = 2 } }`, prefix+"-ny")),
-				ExpectError: acctest.ErrorMatching(fmt.Sprintf(`preferences["%s-ny"]`, prefix), "greater than max_replicas"),
 			},
 		},
 	})

@@ -151,37 +151,9 @@ func (selectorValidator) ValidateObject(ctx context.Context, req validator.Objec
 	}
 	s, err := selectorOf(ctx, req.ConfigValue)
 	if err == nil {
-		err = engineSelector(s).Validate()
+		err = federation.ValidateSelector(s)
 	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid cluster selector", req.Path.String()+": "+err.Error())
 	}
-}
-
-// engineSelector is a label selector in the engine's terms.
-func engineSelector(s *metav1.LabelSelector) *federation.Selector {
-	if s == nil {
-		return nil
-	}
-	out := &federation.Selector{MatchLabels: s.MatchLabels}
-	for _, e := range s.MatchExpressions {
-		out.MatchExpressions = append(out.MatchExpressions, federation.Requirement{
-			Key: e.Key, Operator: string(e.Operator), Values: e.Values,
-		})
-	}
-	return out
-}
-
-// labelSelector is an engine selector as a label selector.
-func labelSelector(s *federation.Selector) *metav1.LabelSelector {
-	if s == nil {
-		return nil
-	}
-	out := &metav1.LabelSelector{MatchLabels: s.MatchLabels}
-	for _, e := range s.MatchExpressions {
-		out.MatchExpressions = append(out.MatchExpressions, metav1.LabelSelectorRequirement{
-			Key: e.Key, Operator: metav1.LabelSelectorOperator(e.Operator), Values: e.Values,
-		})
-	}
-	return out
 }

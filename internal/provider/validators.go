@@ -209,7 +209,9 @@ type nonEmptyCredential struct{}
 
 func (nonEmptyCredential) Description(context.Context) string { return "a non-empty credential" }
 
-func (v nonEmptyCredential) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v nonEmptyCredential) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (nonEmptyCredential) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {

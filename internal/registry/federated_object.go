@@ -148,7 +148,7 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 	fo := federatedObject{
 		TypeMeta:   typeMeta(t.Federated.Resource().GroupVersion(), t.Federated.Kind),
 		ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace},
-		Spec:       federatedSpec{Placement: federatedPlacement{ClusterSelector: labelSelector(obj.Placement.Selector)}},
+		Spec:       federatedSpec{Placement: federatedPlacement{ClusterSelector: obj.Placement.Selector}},
 	}
 	if obj.Placement.Clusters != nil {
 		fo.Spec.Placement.Clusters = []placementCluster{}
@@ -163,7 +163,7 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 			return nil, fmt.Errorf("override rule %d: %w", i, err)
 		}
 		if rule.Selector != nil {
-			bySelector = append(bySelector, selectorOverrides{Index: i, ClusterSelector: labelSelector(rule.Selector), ClusterOverrides: patches})
+			bySelector = append(bySelector, selectorOverrides{Index: i, ClusterSelector: rule.Selector, ClusterOverrides: patches})
 			continue
 		}
 		fo.Spec.Overrides = append(fo.Spec.Overrides, clusterOverrides{ClusterName: rule.Cluster, ClusterOverrides: patches})
@@ -208,7 +208,7 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 			obj.Placement.Clusters = append(obj.Placement.Clusters, c.Name)
 		}
 	}
-	obj.Placement.Selector = engineSelector(fo.Spec.Placement.ClusterSelector)
+	obj.Placement.Selector = fo.Spec.Placement.ClusterSelector
 	for i, o := range fo.Spec.Overrides {
 		patches, err := patchesFromList(o.ClusterOverrides)
 		if err != nil {
@@ -226,9 +226,9 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 			if err != nil {
 				return nil, fmt.Errorf("%s: annotation %s, rule %d: %w", where, SelectorOverridesAnnotation, s.Index, err)
 			}
-			selector := engineSelector(s.ClusterSelector)
+			selector := s.ClusterSelector
 			if selector == nil {
-				selector = &federation.Selector{}
+				selector = &metav1.LabelSelector{}
 			}
 			rule := federation.OverrideRule{Selector: selector, Patches: patches}
 			at := min(max(s.Index, 0), len(obj.Overrides))
@@ -247,38 +247,6 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 		}
 	}
 	return obj, nil
-}
-
-func labelSelector(s *federation.Selector) *metav1.LabelSelector {
-	if s == nil {
-		return nil
-	}
-	out := &metav1.LabelSelector{}
-	if len(s.MatchLabels) > 0 {
-		out.MatchLabels = s.MatchLabels
-	}
-	for _, e := range s.MatchExpressions {
-		out.MatchExpressions = append(out.MatchExpressions, metav1.LabelSelectorRequirement{
-			Key: e.Key, Operator: metav1.LabelSelectorOperator(e.Operator), Values: e.Values,
-		})
-	}
-	return out
-}
-
-func engineSelector(s *metav1.LabelSelector) *federation.Selector {
-	if s == nil {
-		return nil
-	}
-	out := &federation.Selector{}
-	if len(s.MatchLabels) > 0 {
-		out.MatchLabels = s.MatchLabels
-	}
-	for _, e := range s.MatchExpressions {
-		out.MatchExpressions = append(out.MatchExpressions, federation.Requirement{
-			Key: e.Key, Operator: string(e.Operator), Values: e.Values,
-		})
-	}
-	return out
 }
 
 // patchesToList turns patches into KubeFed's clusterOverrides, whose values

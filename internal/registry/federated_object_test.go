@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -15,10 +16,10 @@ func TestFederatedObjectRoundTripKeepsRuleOrder(t *testing.T) {
 	obj := FederatedObject{
 		Namespace: "web", Name: "web",
 		Template:  map[string]any{"spec": map[string]any{"replicas": int64(2)}},
-		Placement: federation.Placement{Clusters: []string{"a", "b"}, Selector: &federation.Selector{MatchLabels: map[string]string{"tier": "gold"}}},
+		Placement: federation.Placement{Clusters: []string{"a", "b"}, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "gold"}}},
 		Overrides: []federation.OverrideRule{
 			{Cluster: "a", Patches: []federation.Patch{{Path: "/spec/replicas", Value: "5"}}},
-			{Selector: &federation.Selector{MatchExpressions: []federation.Requirement{{Key: "region", Operator: "In", Values: []string{"eu"}}}},
+			{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "region", Operator: "In", Values: []string{"eu"}}}},
 				Patches: []federation.Patch{{Op: "add", Path: "/metadata/annotations", Value: `{"x":"y"}`}}},
 			{Cluster: "b", Patches: []federation.Patch{{Op: "remove", Path: "/spec/replicas"}}},
 		},

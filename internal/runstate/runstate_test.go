@@ -6,14 +6,16 @@ import (
 	"reflect"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 func TestMissedNamesObjectsThatMissAClusterPlannedAfterThem(t *testing.T) {
 	run := New(nil)
-	eu := federation.Placement{Selector: &federation.Selector{MatchLabels: map[string]string{"region": "eu"}}}
-	all := federation.Placement{Selector: &federation.Selector{}}
+	eu := federation.Placement{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu"}}}
+	all := federation.Placement{Selector: &metav1.LabelSelector{}}
 	run.PlannedPlacement("configmaps/app/eu", eu)
 	run.PlannedPlacement("configmaps/app/all", all)
 	run.PlannedPlacement("configmaps/app/named", federation.Placement{Clusters: []string{"paris"}, Selector: eu.Selector})
