@@ -3,6 +3,7 @@ package member
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -60,11 +61,13 @@ func Probe(ctx context.Context, name string, conn Connection) ProbeResult {
 // up after ProbeTimeout.
 func ProbeWithClient(ctx context.Context, name, endpoint string, client *http.Client) ProbeResult {
 	result := ProbeResult{Time: probeTime()}
-	// The version is asked for at the same time as the health, so that a
-	// far-away member costs one round trip the less; it is used only when
-	// the member turns out healthy.
+	// The version and the identity are asked for at the same time as the
+	// health, so that a far-away member costs no more round trips than one;
+	// they count only when the member turns out healthy.
 	versionCh := make(chan string, 1)
 	go func() { versionCh <- version(ctx, client, endpoint) }()
+	identityCh := make(chan error, 1)
+	go func() { identityCh <- authenticated(ctx, client, endpoint) }()
 	status, body, err := get(ctx, client, endpoint, "/healthz")
 	hints := Hints(name)
 	switch {
@@ -83,15 +86,58 @@ func ProbeWithClient(ctx context.Context, name, endpoint string, client *http.Cl
 			Kind: kube.FailureForbidden, Endpoint: endpoint, Err: fmt.Errorf("GET /healthz: %d", status), Hint: hints.Permissions,
 		})
 	case status == http.StatusOK && strings.EqualFold(strings.TrimSpace(body), "ok"):
+		if err := <-identityCh; err != nil {
+			result.Reason = ReasonAuthenticationFailed
+			result.Message = fmt.Sprintf("cluster %q: authentication failed: %v", name, &kube.ConnectionError{
+				Kind: kube.FailureUnauthorized, Endpoint: endpoint, Err: err, Hint: hints.Credentials,
+			})
+			break
+		}
 		result.Ready = true
 		result.Reason = ReasonReady
-		result.Message = "/healthz responded with ok"
+		result.Message = "/healthz responded with ok and the credentials were accepted"
 		result.KubernetesVersion = <-versionCh
 	default:
 		result.Reason = ReasonNotReady
 		result.Message = fmt.Sprintf("/healthz responded without ok (HTTP %d: %s)", status, excerpt(body))
 	}
 	return result
+}
+
+// selfSubjectAccessReview asks nothing that matters: every authenticated
+// user may create one, an anonymous request may not, so its answer tells
+// whether the member took the credentials. /healthz alone is open to
+// anonymous requests on most clusters.
+const selfSubjectAccessReview = `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview",` +
+	`"spec":{"resourceAttributes":{"verb":"get","resource":"namespaces"}}}`
+
+// authenticated reports nil when the member accepts the credentials as a
+// user's, else why not.
+func authenticated(ctx context.Context, client *http.Client, endpoint string) error {
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost,
+		strings.TrimSuffix(endpoint, "/")+"/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", strings.NewReader(selfSubjectAccessReview))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	switch resp.StatusCode {
+	case http.StatusCreated, http.StatusOK:
+		return nil
+	case http.StatusUnauthorized:
+		return errors.New("the credentials were rejected (401 on a SelfSubjectAccessReview)")
+	case http.StatusForbidden:
+		return errors.New("the cluster treats the requests as anonymous: a SelfSubjectAccessReview, which every authenticated user may make, was refused (403)")
+	}
+	// Anything else says nothing about the credentials.
+	return nil
 }
 
 func probeTime() time.Time { return time.Now().UTC().Truncate(time.Second) }

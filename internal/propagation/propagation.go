@@ -224,24 +224,79 @@ func Remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) 
 // wrong and what to do.
 func explain(m Member, o Object, err error, opts Options) error {
 	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		details := status.Status().Details
-		switch {
-		case apierrors.IsConflict(err) && !opts.Force:
-			return &explained{err: err, msg: fmt.Sprintf("%s: %s; another field manager owns these fields; change them there, "+
-				"or set force_conflicts = true to take them over", o, conflictSummary(status.Status()))}
-		case apierrors.IsNotFound(err) && o.Namespace != "" && details != nil && details.Kind == "namespaces":
-			return &explained{err: err, msg: fmt.Sprintf("%s: namespace missing: namespace %q does not exist on cluster %q; "+
-				"federate the namespace first", o, o.Namespace, m.Name)}
-		case apierrors.IsNotFound(err):
-			return fmt.Errorf("%s: the cluster does not serve %s (is its CRD installed there?): %w", o, o.Resource, err)
+	if !errors.As(err, &status) || apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
+		endpoint := ""
+		if m.Clients != nil && m.Clients.Config != nil {
+			endpoint = m.Clients.Config.Host
+		}
+		return fmt.Errorf("%s: %w", o, kube.ExplainWith(endpoint, err, member.Hints(m.Name)))
+	}
+	details := status.Status().Details
+	switch {
+	case apierrors.IsConflict(err) && !opts.Force:
+		return &explained{err: err, msg: fmt.Sprintf("%s: %s; another field manager owns these fields; change them there, "+
+			"or set force_conflicts = true to take them over", o, conflictSummary(status.Status()))}
+	case apierrors.IsNotFound(err) && o.Namespace != "" && details != nil && details.Kind == "namespaces":
+		return &explained{err: err, msg: fmt.Sprintf("%s: namespace missing: namespace %q does not exist on cluster %q; "+
+			"federate the namespace first", o, o.Namespace, m.Name)}
+	case apierrors.IsNotFound(err):
+		return &explained{err: err, msg: fmt.Sprintf("%s: /apiVersion, /kind: cluster %q does not serve %s; install its CRD "+
+			"there, or override /apiVersion for this cluster (%s)", o, m.Name, o.Resource, status.Status().Message)}
+	case Rejects(err):
+		return &explained{err: err, msg: fmt.Sprintf("%s: cluster %q rejects the object: %s", o, m.Name, objection(status.Status()))}
+	}
+	return &explained{err: err, msg: fmt.Sprintf("%s: cluster %q answered %d %s: %s", o, m.Name,
+		status.Status().Code, status.Status().Reason, status.Status().Message)}
+}
+
+// Rejects reports whether err is the member objecting to the object
+// itself, rather than failing to check it: a 4xx other than a missing
+// credential, permission, namespace or type, or a timeout; or a 5xx whose
+// message says the object could not be decoded or typed.
+func Rejects(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	code := status.Status().Code
+	switch {
+	case code == 401, code == 403, code == 404, code == 408, code == 429:
+		return false
+	case code >= 400 && code < 500:
+		return true
+	case code >= 500:
+		msg := strings.ToLower(status.Status().Message)
+		for _, marker := range []string{"failed to create typed patch object", "unable to decode", "error decoding",
+			"cannot unmarshal", "invalid value", "is invalid", "json: "} {
+			if strings.Contains(msg, marker) {
+				return true
+			}
 		}
 	}
-	endpoint := ""
-	if m.Clients != nil && m.Clients.Config != nil {
-		endpoint = m.Clients.Config.Host
+	return false
+}
+
+// objection is what the member objects to, naming the fields: the causes
+// the API server lists, or its message, which names the field itself for a
+// value of the wrong type (".spec.replicas: expected numeric").
+func objection(s metav1.Status) string {
+	msg := s.Message
+	if strings.Contains(msg, "API version") && !strings.Contains(msg, "/apiVersion") {
+		msg = "/apiVersion: " + msg
 	}
-	return fmt.Errorf("%s: %w", o, kube.ExplainWith(endpoint, err, member.Hints(m.Name)))
+	if s.Details == nil || len(s.Details.Causes) == 0 {
+		return msg
+	}
+	fields := make([]string, 0, len(s.Details.Causes))
+	for _, c := range s.Details.Causes {
+		if c.Field != "" {
+			fields = append(fields, c.Field)
+		}
+	}
+	if len(fields) == 0 {
+		return msg
+	}
+	return "fields " + strings.Join(fields, ", ") + ": " + msg
 }
 
 // explained replaces an API error's message with one that says what to do,

@@ -10,13 +10,16 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 func TestProjectKeepsOnlyAppliedFields(t *testing.T) {
@@ -234,5 +237,67 @@ func TestUncertain(t *testing.T) {
 				t.Errorf("Uncertain(%v) = %v, want %v", tt.err, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestRejects(t *testing.T) {
+	gr := schema.GroupResource{Group: "apps", Resource: "deployments"}
+	gk := schema.GroupKind{Group: "apps", Kind: "Deployment"}
+	internal := func(msg string) error {
+		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Reason: metav1.StatusReasonInternalError, Message: msg}}
+	}
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"invalid object", apierrors.NewInvalid(gk, "web", nil), true},
+		{"bad request", apierrors.NewBadRequest("the API version in the data (apps/v2) does not match the expected API version (apps/v1)"), true},
+		{"conflict with another manager", apierrors.NewConflict(gr, "web", errors.New("conflict")), true},
+		{"a value of the wrong type", internal(`failed to create typed patch object (shop/web; apps/v1, Kind=Deployment): .spec.replicas: expected numeric (int or float), got string`), true},
+		{"a body that does not decode", internal("unable to decode the request body"), true},
+		{"forbidden: cannot check", apierrors.NewForbidden(gr, "web", errors.New("no")), false},
+		{"unauthorized: cannot check", apierrors.NewUnauthorized("who?"), false},
+		{"namespace missing: created later in the run", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "shop"), false},
+		{"overloaded", apierrors.NewTooManyRequests("slow down", 1), false},
+		{"server trouble", internal("etcdserver: request timed out"), false},
+		{"unreachable", &url.Error{Op: "Patch", URL: "https://m", Err: io.EOF}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Rejects(tt.err); got != tt.want {
+				t.Errorf("Rejects(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestExplainNamesTheClusterAndTheField(t *testing.T) {
+	m := Member{Name: "berlin"}
+	o := Object{Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, Namespace: "shop", Name: "web"}
+	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "replicas"), -1, "must be greater than or equal to 0"),
+	})
+	for _, tc := range []struct {
+		err  error
+		want []string
+	}{
+		{invalid, []string{`cluster "berlin" rejects the object`, "spec.replicas"}},
+		{apierrors.NewBadRequest("the API version in the data (apps/v2) does not match the expected API version (apps/v1)"),
+			[]string{`cluster "berlin" rejects the object`, "/apiVersion:"}},
+		{apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web"),
+			[]string{"/apiVersion", `cluster "berlin" does not serve`}},
+		{apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web", errors.New("rbac")),
+			[]string{"403 Forbidden", `cluster "berlin"`}},
+	} {
+		got := explain(m, o, tc.err, Options{}).Error()
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%q lacks %q", got, w)
+			}
+		}
+		if strings.Contains(got, "see the error above") || strings.Contains(got, "cluster_ca_certificate") {
+			t.Errorf("%q blames the provider's own settings", got)
+		}
 	}
 }

@@ -27,14 +27,14 @@ type providerData struct {
 	// configErr says why the configuration names no host at all.
 	configErr error
 
-	hostOnce    sync.Once
-	hostClients *kube.Clients
-	hostErr     error
-
-	// The host is bootstrapped (namespace and CRDs) once per provider
-	// instance, before the first write.
-	bootstrapOnce sync.Once
-	bootstrapErr  error
+	// hostMu guards the host's clients, built and checked on first use, and
+	// whether the host was bootstrapped (namespace and CRDs), once per
+	// provider instance before the first write. A failure is not kept: the
+	// next resource asks again, so one resource's timeout or interrupt does
+	// not fail every other resource of the run.
+	hostMu       sync.Mutex
+	hostClients  *kube.Clients
+	bootstrapped bool
 
 	members *member.Pool
 	run     *runstate.Run
@@ -82,19 +82,20 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 	if !d.hostKnown() {
 		return nil, fmt.Errorf("the host cluster cannot be contacted yet: %s", d.hostUnknownReason)
 	}
-	d.hostOnce.Do(func() {
-		clients, err := d.factory.NewClients(d.hostConfig)
-		if err != nil {
-			d.hostErr = err
-			return
-		}
-		if err := clients.Kubernetes.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
-			d.hostErr = kube.Explain(d.hostConfig.Host, err)
-			return
-		}
-		d.hostClients = clients
-	})
-	return d.hostClients, d.hostErr
+	d.hostMu.Lock()
+	defer d.hostMu.Unlock()
+	if d.hostClients != nil {
+		return d.hostClients, nil
+	}
+	clients, err := d.factory.NewClients(d.hostConfig)
+	if err != nil {
+		return nil, err
+	}
+	if err := clients.Kubernetes.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
+		return nil, kube.Explain(d.hostConfig.Host, err)
+	}
+	d.hostClients = clients
+	return clients, nil
 }
 
 // registry returns the federation's registry in the host, without touching
@@ -115,11 +116,13 @@ func (d *providerData) bootstrappedRegistry(ctx context.Context) (*registry.Regi
 	if err != nil {
 		return nil, err
 	}
-	d.bootstrapOnce.Do(func() {
-		d.bootstrapErr = reg.Bootstrap(ctx)
-	})
-	if d.bootstrapErr != nil {
-		return nil, fmt.Errorf("preparing the host for the federation: %w", d.bootstrapErr)
+	d.hostMu.Lock()
+	defer d.hostMu.Unlock()
+	if !d.bootstrapped {
+		if err := reg.Bootstrap(ctx); err != nil {
+			return nil, fmt.Errorf("preparing the host for the federation: %w", err)
+		}
+		d.bootstrapped = true
 	}
 	return reg, nil
 }

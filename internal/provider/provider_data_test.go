@@ -3,7 +3,10 @@ package provider
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -20,7 +23,7 @@ func (f *refusingFactory) NewClients(*rest.Config) (*kube.Clients, error) {
 	return nil, errors.New("no clients in this test")
 }
 
-func TestProviderData_hostConnectsOncePerInstance(t *testing.T) {
+func TestProviderData_hostFailureIsNotKept(t *testing.T) {
 	factory := &refusingFactory{}
 	data := newProviderData(settings{}, factory)
 	data.hostConfig = &rest.Config{Host: "https://host.example"}
@@ -29,8 +32,8 @@ func TestProviderData_hostConnectsOncePerInstance(t *testing.T) {
 			t.Fatalf("the factory's error should come back, got %v", err)
 		}
 	}
-	if factory.calls != 1 {
-		t.Fatalf("clients built %d times, want once per provider instance", factory.calls)
+	if factory.calls != 3 {
+		t.Fatalf("clients built %d times, want each resource to try again after a failure", factory.calls)
 	}
 }
 
@@ -52,5 +55,38 @@ func TestProviderData_hostUnknownUntilApply(t *testing.T) {
 	}
 	if _, err := data.host(context.Background()); err == nil || !strings.Contains(err.Error(), "created in the same run") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestProviderData_hostCheckedOncePerInstanceOnceItAnswers(t *testing.T) {
+	var versions atomic.Int32
+	fail := atomic.Bool{}
+	fail.Store(true)
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/version" {
+			http.NotFound(w, r)
+			return
+		}
+		versions.Add(1)
+		if fail.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte(`{"gitVersion":"v1.37.2"}`))
+	}))
+	defer server.Close()
+	data := newProviderData(settings{}, kube.NewClientFactory())
+	data.hostConfig = &rest.Config{Host: server.URL}
+	if _, err := data.host(context.Background()); err == nil {
+		t.Fatal("a host that does not answer is an error")
+	}
+	fail.Store(false)
+	for range 3 {
+		if _, err := data.host(context.Background()); err != nil {
+			t.Fatalf("the host answers now: %v", err)
+		}
+	}
+	if n := versions.Load(); n != 2 {
+		t.Fatalf("/version asked %d times, want twice: the failure, then once for the run", n)
 	}
 }

@@ -261,6 +261,7 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 	if replaced {
 		tflog.Info(ctx, "replacing the federated object in place: removing it only from the clusters that leave the placement",
 			map[string]any{"id": state.ID.ValueString(), "staying": staying})
+		r.data.run.MarkReplacing(objectKey(state.ID.ValueString()))
 	}
 	r.removeFromMembers(ctx, in, snapshot, mapStrings(state.Rendered), staying, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || replaced {

@@ -32,6 +32,11 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	if !ok {
 		return false
 	}
+	if prior == nil && !r.data.run.Replacing(objectKey(in.id)) {
+		if r.refuseExisting(ctx, in, diags); diags.HasError() {
+			return false
+		}
+	}
 	input := diffInput(in, snapshot, plan, prior)
 	ops := reconcile.Diff(input)
 	outcomes := r.carryOut(ctx, in, snapshot, input, ops, diags)

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
@@ -59,7 +58,9 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	priorRendered := map[string]string{}
 	if prior != nil {
 		priorRendered = mapStrings(prior.Rendered)
-		r.data.run.PlannedWithPrior(prior.ID.ValueString())
+		r.data.run.MarkReplacing(objectKey(prior.ID.ValueString()))
+	} else if !r.data.run.Replacing(objectKey(in.id)) {
+		r.refuseExisting(ctx, in, &resp.Diagnostics)
 	}
 	out := r.desired(ctx, in, snapshot, priorRendered, true, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -76,13 +77,33 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	plan.PlacedClusters = stringSet(out.placed)
 	plan.Rendered = stringMap(out.rendered)
 	plan.ClusterStatus = plannedStatus(prior, out)
-	if r.data.settings.PlanValidation == PlanValidationServer {
-		r.dryRun(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), &resp.Diagnostics)
-	}
+	creating := prior == nil && !r.data.run.Replacing(objectKey(in.id))
+	r.checkMembers(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), creating, &resp.Diagnostics)
 	if prior == nil {
 		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, in.id, out.placed)...)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// objectKey names a federated object among the run's replacements.
+func objectKey(id string) string { return "FederatedObject/" + id }
+
+// refuseExisting fails a create of an object whose Federated<Kind> the host
+// holds.
+func (r *federatedObjectResource) refuseExisting(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) {
+	namespace, name := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
+	lookup := func(ctx context.Context) error {
+		reg, err := r.data.registry(ctx)
+		if err == nil {
+			_, err = reg.GetFederatedObject(ctx, in.ft, namespace, name)
+		}
+		return err
+	}
+	what := in.ft.Federated.Kind + " " + name
+	if namespace != "" {
+		what = in.ft.Federated.Kind + " " + namespace + "/" + name
+	}
+	refuseExisting(ctx, lookup, what, in.id, path.Root("template"), diags)
 }
 
 // unknownReason says why placement and rendering wait for apply, or is
@@ -268,12 +289,12 @@ func warnLate(in *objectInputs, view candidates, diags *diag.Diagnostics) {
 	}
 }
 
-// dryRun sends each changed object to its member as a server-side dry-run
-// apply. Rejections of the object itself are errors; a member that cannot
-// run the dry run (unreachable, forbidden, a namespace or CRD created later
-// in the run) is a warning.
-func (r *federatedObjectResource) dryRun(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot, out planned,
-	prior map[string]string, force bool, diags *diag.Diagnostics) {
+// checkMembers asks each member that gets a changed object whether it
+// already holds one, for a create (it is adopted, as KubeFed adopts it),
+// and whether it accepts it, with a server-side dry run.
+func (r *federatedObjectResource) checkMembers(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot, out planned,
+	prior map[string]string, force, creating bool, diags *diag.Diagnostics) {
+	dryRun := r.data.settings.PlanValidation == PlanValidationServer
 	var members []propagation.Member
 	for _, name := range sortedKeys(out.objects) {
 		if prior[name] == out.rendered[name] {
@@ -283,24 +304,44 @@ func (r *federatedObjectResource) dryRun(ctx context.Context, in *objectInputs, 
 			members = append(members, m)
 		}
 	}
+	if !dryRun && !creating {
+		return
+	}
 	opts := r.options(force, r.data.settings.RequestTimeout)
 	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		return propagation.DryRun(ctx, m, in.object, out.objects[m.Name], opts)
+		var found propagation.Result
+		if creating {
+			_, found.Found, found.Err = propagation.Get(ctx, m, in.object)
+		}
+		if !dryRun || found.Err != nil {
+			return found
+		}
+		res := propagation.DryRun(ctx, m, in.object, out.objects[m.Name], opts)
+		res.Found = found.Found
+		return res
 	})
 	for _, res := range results {
 		addServerWarnings(diags, in.object, res)
-		if res.Err == nil {
-			continue
+		if res.Found {
+			diags.AddWarning(fmt.Sprintf("Cluster %q already holds %s", res.Cluster, in.object),
+				fmt.Sprintf("%s exists on cluster %q without a record in the host. The apply adopts it, as KubeFed does: it takes over "+
+					"the fields the template sets and leaves the others alone, and destroying this resource deletes it there.",
+					in.object, res.Cluster))
 		}
-		var status apierrors.APIStatus
-		rejected := errors.As(res.Err, &status) &&
-			(apierrors.IsInvalid(res.Err) || apierrors.IsBadRequest(res.Err) || apierrors.IsConflict(res.Err))
-		if rejected {
-			diags.AddAttributeError(path.Root("template"), fmt.Sprintf("Cluster %q rejects the object", res.Cluster),
-				fmt.Sprintf("A server-side dry run of %s on cluster %q failed: %v", in.object, res.Cluster, res.Err))
-			continue
+		if res.Err != nil {
+			addDryRunError(diags, in, res)
 		}
-		diags.AddWarning(fmt.Sprintf("Cluster %q could not validate the object", res.Cluster),
-			fmt.Sprintf("The server-side dry run was not possible, so the object is only checked at apply: %v", res.Err))
 	}
+}
+
+// addDryRunError reports a dry run's failure: an error when the member
+// objects to the object, a warning when it could not check it.
+func addDryRunError(diags *diag.Diagnostics, in *objectInputs, res propagation.Result) {
+	if propagation.Rejects(res.Err) {
+		diags.AddAttributeError(path.Root("template"), fmt.Sprintf("Cluster %q rejects the object", res.Cluster),
+			fmt.Sprintf("A server-side dry run of %s on cluster %q failed: %v", in.object, res.Cluster, res.Err))
+		return
+	}
+	diags.AddWarning(fmt.Sprintf("Cluster %q could not validate the object", res.Cluster),
+		fmt.Sprintf("The server-side dry run was not possible, so the object is only checked at apply: %v", res.Err))
 }

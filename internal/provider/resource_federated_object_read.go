@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -22,7 +23,9 @@ import (
 
 // Read refreshes the object from the host's Federated<Kind> and from each
 // member that holds it, projected onto what was applied there. An imported
-// object takes its configuration from the host.
+// object takes its configuration from the host; an object whose host record
+// differs from what the state says was written takes the host's parts, so
+// the plan shows them as a change.
 func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federatedObjectModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -30,11 +33,11 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	importing := state.Template.IsNull()
-	found := r.readHost(ctx, &state, importing, &resp.Diagnostics)
+	host := r.readHost(ctx, &state, importing, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !found {
+	if host == nil {
 		tflog.Info(ctx, "the federated object is gone from the host; removing it from the state", map[string]any{"id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
@@ -48,42 +51,69 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	held := mapStrings(state.Rendered)
-	if importing {
-		// Nothing was applied by this state yet: the live objects are
-		// projected onto what the placement would send them.
-		out := r.desired(ctx, in, snapshot, nil, false, &resp.Diagnostics)
-		held = out.rendered
-		state.PlacedClusters = stringSet(out.placed)
-	}
+	held := r.heldToRead(ctx, in, snapshot, &state, importing, &resp.Diagnostics)
 	state.Rendered = stringMap(r.readMembers(ctx, in, snapshot, held, &resp.Diagnostics))
+	state.ClusterStatus = readStatus(state.ClusterStatus, mapStrings(state.Rendered), held, &resp.Diagnostics)
 	if !importing {
 		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
-	}
-	if state.ClusterStatus.IsNull() || state.ClusterStatus.IsUnknown() {
-		status := map[string]reconcile.Status{}
-		for cluster := range mapStrings(state.Rendered) {
-			status[cluster] = reconcile.Status{Status: reconcile.StatusOK}
-		}
-		state.ClusterStatus = statusValue(status, &resp.Diagnostics)
+		resp.Diagnostics.Append(refreshFromHost(ctx, &state, in, host)...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
+// heldToRead is what each cluster is read back against: what the state
+// says it holds or, for an imported object and for a cluster whose write
+// was cut off (reconcile.Unknown), what the placement sends it.
+func (r *federatedObjectResource) heldToRead(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
+	state *federatedObjectModel, importing bool, diags *diag.Diagnostics) map[string]string {
+	held := mapStrings(state.Rendered)
+	if !importing && !slices.Contains(slices.Collect(maps.Values(held)), reconcile.Unknown) {
+		return held
+	}
+	out := r.desired(ctx, in, snapshot, nil, false, diags)
+	if importing {
+		state.PlacedClusters = stringSet(out.placed)
+		return out.rendered
+	}
+	for cluster, object := range held {
+		if want, ok := out.rendered[cluster]; ok && object == reconcile.Unknown {
+			held[cluster] = want
+		}
+	}
+	return held
+}
+
+// readStatus is cluster_status after a refresh: a cluster whose write was
+// cut off and is read back now is OK; an object without a status yet (an
+// imported one) is OK wherever it is.
+func readStatus(prior types.Map, now, read map[string]string, diags *diag.Diagnostics) types.Map {
+	status := map[string]reconcile.Status{}
+	if !prior.IsNull() && !prior.IsUnknown() {
+		for cluster, s := range statusEntries(prior) {
+			status[cluster] = s
+		}
+	}
+	for cluster, object := range now {
+		if s, ok := status[cluster]; !ok || (s.Status == reconcile.StatusUnknown && object != reconcile.Unknown && read[cluster] != reconcile.Unknown) {
+			status[cluster] = reconcile.Status{Status: reconcile.StatusOK}
+		}
+	}
+	return statusValue(status, diags)
+}
+
 // readHost reads the object's Federated<Kind>, filling the configuration
-// from it when importing. It reports false when the host has no such
-// object.
-func (r *federatedObjectResource) readHost(ctx context.Context, m *federatedObjectModel, importing bool, diags *diag.Diagnostics) bool {
+// from it when importing. It returns nil when the host has no such object.
+func (r *federatedObjectResource) readHost(ctx context.Context, m *federatedObjectModel, importing bool, diags *diag.Diagnostics) *registry.FederatedObject {
 	reg, err := r.data.registry(ctx)
 	if err != nil {
 		diags.AddError("Cannot read the federated object from the host", err.Error())
-		return false
+		return nil
 	}
 	typeName, namespace, name := splitObjectID(m.ID.ValueString())
 	ft, err := r.data.federatedType(ctx, reg, typeName)
 	if err != nil {
 		diags.AddAttributeError(path.Root("type"), "Cannot read the federated object", err.Error())
-		return false
+		return nil
 	}
 	hostNamespace, hostName := registry.FederatedObjectLocation(*ft, namespace, name)
 	fo, err := reg.GetFederatedObject(ctx, *ft, hostNamespace, hostName)
@@ -91,19 +121,19 @@ func (r *federatedObjectResource) readHost(ctx context.Context, m *federatedObje
 		if importing {
 			diags.AddError("Cannot import the federated object", err.Error())
 		}
-		return false
+		return nil
 	}
 	if err != nil {
 		diags.AddError("Cannot read the federated object from the host", err.Error())
-		return false
+		return nil
 	}
 	if importing {
 		if err := configFromHost(ctx, m, *ft, namespace, name, fo); err != nil {
 			diags.AddError("Cannot import the federated object", err.Error())
-			return false
+			return nil
 		}
 	}
-	return true
+	return fo
 }
 
 // splitObjectID splits `<type>/<namespace>/<name>` or `<type>/<name>`.
@@ -119,27 +149,10 @@ func splitObjectID(id string) (typeName, namespace, name string) {
 // configFromHost fills the configuration of an object from its
 // Federated<Kind>, whether the provider or KubeFed wrote it.
 func configFromHost(ctx context.Context, m *federatedObjectModel, ft registry.FederatedType, namespace, name string, fo *registry.FederatedObject) error {
-	template := maps.Clone(fo.Template)
-	if template == nil {
-		template = map[string]any{}
-	}
-	template["apiVersion"] = ft.Target.APIVersion()
-	template["kind"] = ft.Target.Kind
-	meta, _ := template["metadata"].(map[string]any)
-	meta = maps.Clone(meta)
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta["name"] = name
-	if ft.Target.Namespaced {
-		meta["namespace"] = namespace
-	}
-	template["metadata"] = meta
-	raw, err := json.Marshal(template)
-	if err != nil {
+	var err error
+	if m.Template, err = templateFromHost(ft, namespace, name, fo.Template); err != nil {
 		return err
 	}
-	m.Template = templateValue{StringValue: types.StringValue(string(raw))}
 	if m.Placement, err = placementValue(ctx, fo.Placement); err != nil {
 		return err
 	}

@@ -159,6 +159,11 @@ func (r *federatedTypeResource) ModifyPlan(ctx context.Context, req resource.Mod
 	}
 	ft := registry.NewFederatedType(target, plan.Propagation.ValueString(), plan.StatusCollection.ValueString())
 	setTypeComputed(&plan, ft)
+	if !req.State.Raw.IsNull() {
+		r.data.run.MarkReplacing(typeKey(ft.Name()))
+	} else if r.data.checkedAtPlan(true) && !r.data.run.Replacing(typeKey(ft.Name())) {
+		r.refuseExisting(ctx, ft.Name(), &resp.Diagnostics)
+	}
 	// Objects planned after this type see it as planned, so that one run can
 	// enable a type, or turn its propagation off, and plan its objects.
 	r.data.run.PlanType(ft)
@@ -168,6 +173,9 @@ func (r *federatedTypeResource) ModifyPlan(ctx context.Context, req resource.Mod
 func (r *federatedTypeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan federatedTypeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if !plan.Name.IsUnknown() {
+		r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics)
+	}
 	if r.write(ctx, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
@@ -269,6 +277,21 @@ func (r *federatedTypeResource) write(ctx context.Context, plan *federatedTypeMo
 	}
 	setTypeComputed(plan, ft)
 	return true
+}
+
+// typeKey names a type among the run's replacements.
+func typeKey(name string) string { return "FederatedTypeConfig/" + name }
+
+// refuseExisting fails a create of a type the host has enabled.
+func (r *federatedTypeResource) refuseExisting(ctx context.Context, name string, diags *diag.Diagnostics) {
+	lookup := func(ctx context.Context) error {
+		reg, err := r.data.registry(ctx)
+		if err == nil {
+			_, err = reg.GetType(ctx, name)
+		}
+		return err
+	}
+	refuseExisting(ctx, lookup, fmt.Sprintf("FederatedTypeConfig %s/%s", r.data.settings.FederationNamespace, name), name, path.Root("target_kind"), diags)
 }
 
 func setTypeComputed(m *federatedTypeModel, ft registry.FederatedType) {

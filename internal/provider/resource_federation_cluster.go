@@ -185,6 +185,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	if !req.State.Raw.IsNull() {
 		prior = &federationClusterModel{}
 		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
+		r.data.run.MarkReplacing(clusterKey(prior.Name.ValueString()))
 	}
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
@@ -229,13 +230,30 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 			}
 		}
 	}
-	if prior == nil {
-		if !plan.Name.IsUnknown() {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"),
-				types.StringValue(registry.SecretNameFor(plan.Name.ValueString())))...)
+	if prior == nil && !plan.Name.IsUnknown() {
+		name := plan.Name.ValueString()
+		if r.data.checkedAtPlan(true) && !r.data.run.Replacing(clusterKey(name)) {
+			r.refuseExisting(ctx, name, &resp.Diagnostics)
 		}
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"),
+			types.StringValue(registry.SecretNameFor(name)))...)
 	}
+}
+
+// clusterKey names a cluster registration among the run's replacements.
+func clusterKey(name string) string { return "KubeFedCluster/" + name }
+
+// refuseExisting fails a create of a cluster the host has registered.
+func (r *federationClusterResource) refuseExisting(ctx context.Context, name string, diags *diag.Diagnostics) {
+	lookup := func(ctx context.Context) error {
+		reg, err := r.data.registry(ctx)
+		if err == nil {
+			_, err = reg.GetCluster(ctx, name)
+		}
+		return err
+	}
+	refuseExisting(ctx, lookup, fmt.Sprintf("KubeFedCluster %s/%s", r.data.settings.FederationNamespace, name), name, path.Root("name"), diags)
 }
 
 // warnPlannedBefore names the selector-placed objects planned before this
@@ -259,7 +277,10 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	plan.SecretName = types.StringValue(registry.SecretNameFor(plan.Name.ValueString()))
-	r.write(ctx, &plan, &resp.Diagnostics)
+	if r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	r.write(ctx, &plan, true, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -275,7 +296,7 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	}
 	// The Secret keeps its name, so an imported cluster keeps KubeFed's.
 	plan.SecretName = state.SecretName
-	r.write(ctx, &plan, &resp.Diagnostics)
+	r.write(ctx, &plan, false, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -351,11 +372,12 @@ func (r *federationClusterResource) ImportState(ctx context.Context, req resourc
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
 }
 
-// write probes the cluster with the planned settings, refuses a cluster
-// that is not healthy when require_ready says so, and only then writes the
-// Secret, the KubeFedCluster and its status: a failed create leaves nothing
-// behind and a failed update keeps the old credentials.
-func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, diags *diag.Diagnostics) {
+// write, the body Create and Update share, probes the cluster with the
+// planned settings, refuses a cluster that is not healthy when
+// require_ready says so, and only then writes the registration and its
+// status: a failed create leaves nothing behind and a failed update keeps
+// the old credentials.
+func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, creating bool, diags *diag.Diagnostics) {
 	cluster := registry.Cluster{
 		Name:       plan.Name.ValueString(),
 		SecretName: plan.SecretName.ValueString(),
@@ -389,7 +411,11 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		diags.AddError("Cannot write the cluster to the host", err.Error())
 		return
 	}
-	if err := reg.ApplyCluster(ctx, cluster); err != nil {
+	register := reg.ApplyCluster
+	if creating {
+		register = reg.RegisterCluster
+	}
+	if err := register(ctx, cluster); err != nil {
 		diags.AddError("Cannot write the cluster to the host", err.Error())
 		return
 	}

@@ -221,6 +221,12 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 	}
 	if !plan.Namespace.IsUnknown() && !plan.Name.IsUnknown() {
 		plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
+		key := preferenceKey(plan.ID.ValueString())
+		if !req.State.Raw.IsNull() {
+			r.data.run.MarkReplacing(key)
+		} else if r.data.checkedAtPlan(true) && !r.data.run.Replacing(key) {
+			r.refuseExisting(ctx, plan.Namespace.ValueString(), plan.Name.ValueString(), &resp.Diagnostics)
+		}
 	}
 
 	in, known, diags := plan.plannerInput(ctx)
@@ -263,6 +269,12 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 }
 
 func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var namespace, name types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &namespace)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if r.refuseExisting(ctx, namespace.ValueString(), name.ValueString(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
 }
@@ -363,6 +375,21 @@ func (r *replicaSchedulingPreferenceResource) write(ctx context.Context, plan *r
 	if err := reg.ApplySchedulingPreference(ctx, stored); err != nil {
 		diags.AddError("Cannot write the replica scheduling preference", err.Error())
 	}
+}
+
+// preferenceKey names a preference among the run's replacements.
+func preferenceKey(id string) string { return "ReplicaSchedulingPreference/" + id }
+
+// refuseExisting fails a create of a preference the host holds.
+func (r *replicaSchedulingPreferenceResource) refuseExisting(ctx context.Context, namespace, name string, diags *diag.Diagnostics) {
+	lookup := func(ctx context.Context) error {
+		reg, err := r.data.registry(ctx)
+		if err == nil {
+			_, err = reg.GetSchedulingPreference(ctx, namespace, name)
+		}
+		return err
+	}
+	refuseExisting(ctx, lookup, fmt.Sprintf("ReplicaSchedulingPreference %s/%s", namespace, name), namespace+"/"+name, path.Root("name"), diags)
 }
 
 // targetSelector reads the placement selector of the federated object that

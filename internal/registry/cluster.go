@@ -52,10 +52,35 @@ func SecretNameFor(cluster string) string {
 	return cluster + "-credentials"
 }
 
-// ApplyCluster writes the credential Secret and the KubeFedCluster of c
-// with server-side apply. Fields the provider applied before and no longer
-// applies (a label, the token after a switch to a certificate) are removed.
+// RegisterCluster writes a new registration: the KubeFedCluster first, so
+// that a registration the host refuses writes nothing, then the credential
+// Secret. When the Secret cannot be written, the KubeFedCluster is removed
+// again: a failed registration leaves nothing behind.
+func (r *Registry) RegisterCluster(ctx context.Context, c Cluster) error {
+	if err := r.applyClusterObject(ctx, c); err != nil {
+		return err
+	}
+	if err := r.applySecret(ctx, c); err != nil {
+		if derr := r.clusters().Delete(ctx, c.Name, metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
+			return fmt.Errorf("%w; removing the KubeFedCluster %s/%s written before failed too, remove it by hand: %v", err, r.namespace, c.Name, derr)
+		}
+		return err
+	}
+	return nil
+}
+
+// ApplyCluster rewrites a registration with server-side apply: its
+// credential Secret, then its KubeFedCluster. Fields the provider applied
+// before and no longer applies (a label, the token after a switch to a
+// certificate) are removed.
 func (r *Registry) ApplyCluster(ctx context.Context, c Cluster) error {
+	if err := r.applySecret(ctx, c); err != nil {
+		return err
+	}
+	return r.applyClusterObject(ctx, c)
+}
+
+func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
 	data := map[string][]byte{}
 	if c.Connection.Token != "" {
 		data[SecretKeyToken] = []byte(c.Connection.Token)
@@ -68,6 +93,10 @@ func (r *Registry) ApplyCluster(ctx context.Context, c Cluster) error {
 	if _, err := r.kubernetes.CoreV1().Secrets(r.namespace).Apply(ctx, secret, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing Secret %s/%s of cluster %q in the host: %w", r.namespace, c.SecretName, c.Name, err)
 	}
+	return nil
+}
+
+func (r *Registry) applyClusterObject(ctx context.Context, c Cluster) error {
 	obj, err := toUnstructured(&kubeFedCluster{
 		TypeMeta:   typeMeta(KubeFedClusterResource.GroupVersion(), "KubeFedCluster"),
 		ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace, Labels: c.Labels},

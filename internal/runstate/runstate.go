@@ -177,18 +177,18 @@ func selects(p federation.Placement, cluster string, labels map[string]string) b
 	return err == nil && slices.Contains(placed, cluster)
 }
 
-// PlannedWithPrior records that the object of that id was planned from an
-// existing state in this run. Terraform plans a replacement twice, with the
-// prior state and then as a create: the create half of a replacement is a
-// create of an id planned with a prior.
-func (r *Run) PlannedWithPrior(id string) {
+// MarkReplacing records that the object of that id is replaced, not
+// created anew, in this run: it was planned from an existing state (a plan
+// of a replacement asks with the prior state, then as a create), or the
+// destroy half of its replacement ran (an apply of a saved plan).
+func (r *Run) MarkReplacing(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.replacing[id] = true
 }
 
-// Replacing reports whether a create of that id replaces an object this run
-// planned from its state.
+// Replacing reports whether a create of that id replaces an object of this
+// run's state.
 func (r *Run) Replacing(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()

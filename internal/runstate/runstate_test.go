@@ -112,7 +112,7 @@ func TestReplacingIsACreateOfAnIDPlannedFromState(t *testing.T) {
 	if run.Replacing("configmaps/app/x") {
 		t.Error("nothing planned yet")
 	}
-	run.PlannedWithPrior("configmaps/app/x")
+	run.MarkReplacing("configmaps/app/x")
 	if !run.Replacing("configmaps/app/x") || run.Replacing("configmaps/app/y") {
 		t.Error("only the id planned from its state is being replaced")
 	}

@@ -1,0 +1,47 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+// A create never takes over a host object that exists already: another
+// resource, another workspace or KubeFed itself manages it, and a second
+// resource writing it would rewrite it under the first one's feet and, on
+// destroy, delete it. The plan refuses when the host can be read; the apply
+// checks again before writing. The create half of an in-place replacement
+// is the one exception: the object it finds is its own.
+
+// hostLookup says whether the host holds the object; it returns
+// registry.ErrNotFound when it does not.
+type hostLookup func(ctx context.Context) error
+
+// refuseExisting reports an error at attribute when the host holds the
+// object a create would write. what names the object ("KubeFedCluster
+// kube-federation-system/berlin"), importID is the id to import it by.
+func refuseExisting(ctx context.Context, lookup hostLookup, what, importID string, at path.Path, diags *diag.Diagnostics) {
+	err := lookup(ctx)
+	switch {
+	case errors.Is(err, registry.ErrNotFound):
+	case err != nil:
+		diags.AddAttributeError(at, "Cannot check the host", fmt.Sprintf("Before creating %s: %v", what, err))
+	default:
+		diags.AddAttributeError(at, "Already exists in the host",
+			fmt.Sprintf("%s exists already: another resource, another workspace or KubeFed manages it, and creating it "+
+				"here would take it over. To manage it with this resource, import it (terraform import <this resource's address> %s, "+
+				"or an import block with id = %q) instead of creating it; otherwise give this one another name.",
+				what, importID, importID))
+	}
+}
+
+// checkedAtPlan reports whether a create's plan can ask the host: its
+// identity is known and the host can be contacted.
+func (d *providerData) checkedAtPlan(identityKnown bool) bool {
+	return identityKnown && d.hostKnown() && d.configErr == nil
+}

@@ -1,0 +1,126 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"reflect"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+// refreshFromHost compares the host's Federated<Kind> with what the state
+// says was written, part by part, and takes the host's version of each part
+// that differs: a host left behind (an apply that updated the members but
+// could not write the host) then shows in the plan as a change, and the next
+// apply writes it. Parts that mean the same keep the state's spelling.
+func refreshFromHost(ctx context.Context, m *federatedObjectModel, in *objectInputs, host *registry.FederatedObject) diag.Diagnostics {
+	var diags diag.Diagnostics
+	want := in.hostObject(nil)
+	var err error
+	if !sameJSON(want.Template, host.Template) {
+		_, namespace, name := splitObjectID(m.ID.ValueString())
+		if m.Template, err = templateFromHost(in.ft, namespace, name, host.Template); err != nil {
+			diags.AddError("Cannot read the federated object's template from the host", err.Error())
+		}
+	}
+	if !sameJSON(want.Placement, host.Placement) {
+		if m.Placement, err = placementValue(ctx, host.Placement); err != nil {
+			diags.AddError("Cannot read the federated object's placement from the host", err.Error())
+		}
+	}
+	if !sameJSON(comparableRules(want.Overrides), comparableRules(host.Overrides)) {
+		if m.Overrides, err = overridesValue(ctx, host.Overrides); err != nil {
+			diags.AddError("Cannot read the federated object's overrides from the host", err.Error())
+		}
+	}
+	if want.Orphan != host.Orphan {
+		m.DeletionPolicy = types.StringValue(map[bool]string{true: deletionOrphan, false: deletionDelete}[host.Orphan])
+	}
+	return diags
+}
+
+// templateFromHost is the template a Federated<Kind> carries, completed with
+// what KubeFed leaves out of it: apiVersion, kind, name and namespace.
+func templateFromHost(ft registry.FederatedType, namespace, name string, hostTemplate map[string]any) (templateValue, error) {
+	template := maps.Clone(hostTemplate)
+	if template == nil {
+		template = map[string]any{}
+	}
+	template["apiVersion"] = ft.Target.APIVersion()
+	template["kind"] = ft.Target.Kind
+	meta, _ := template["metadata"].(map[string]any)
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["name"] = name
+	if ft.Target.Namespaced {
+		meta["namespace"] = namespace
+	}
+	template["metadata"] = meta
+	raw, err := json.Marshal(template)
+	if err != nil {
+		return templateValue{}, err
+	}
+	return templateValue{StringValue: types.StringValue(string(raw))}, nil
+}
+
+// comparableRules are override rules with their patch values decoded, so
+// that two spellings of one JSON value compare equal.
+func comparableRules(rules []federation.OverrideRule) []any {
+	out := make([]any, 0, len(rules))
+	for _, rule := range rules {
+		patches := make([]any, 0, len(rule.Patches))
+		for _, p := range rule.Patches {
+			var value any
+			if p.Value != "" {
+				if err := json.Unmarshal([]byte(p.Value), &value); err != nil {
+					value = p.Value
+				}
+			}
+			op := p.Op
+			if op == "" {
+				op = federation.OpReplace
+			}
+			patches = append(patches, map[string]any{"op": op, "path": p.Path, "value": value})
+		}
+		out = append(out, map[string]any{"cluster": rule.Cluster, "selector": rule.Selector, "patches": patches})
+	}
+	return out
+}
+
+// sameJSON reports whether a and b encode to the same JSON value, numbers
+// compared by value.
+func sameJSON(a, b any) bool {
+	decoded := func(v any) (any, bool) {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, false
+		}
+		var out any
+		return out, json.Unmarshal(raw, &out) == nil
+	}
+	x, okA := decoded(a)
+	y, okB := decoded(b)
+	return okA && okB && reflect.DeepEqual(x, y)
+}
+
+// statusEntries reads cluster_status.
+func statusEntries(v types.Map) map[string]reconcile.Status {
+	out := map[string]reconcile.Status{}
+	if v.IsNull() || v.IsUnknown() {
+		return out
+	}
+	entries := map[string]clusterStatus{}
+	_ = v.ElementsAs(context.Background(), &entries, false)
+	for cluster, e := range entries {
+		out[cluster] = reconcile.Status{Status: e.Status, Message: e.Message}
+	}
+	return out
+}
