@@ -120,7 +120,7 @@ func groupCandidates(in Input, ranked []candidate, order []int, excluded map[str
 func (sp *spreadPlan) meet(in Input, chosen []candidate, out outcome) (outcome, []string) {
 	want := min(sp.spread.MinGroups, sp.live)
 	if reached := sp.reached(chosen, out.planned); reached < want && in.TotalReplicas > 0 {
-		seeded := sp.seed(chosen, want)
+		seeded := sp.seed(in.TotalReplicas, chosen, want)
 		if again := split(in, seeded); sp.reached(chosen, again.planned) > reached {
 			out = again
 		}
@@ -129,23 +129,32 @@ func (sp *spreadPlan) meet(in Input, chosen []candidate, out outcome) (outcome, 
 }
 
 // seed returns the chosen candidates with a minimum of at least one replica
-// on the best live cluster of each of the first want live groups.
-func (sp *spreadPlan) seed(chosen []candidate, want int) []candidate {
+// on the best live cluster of each of the first want live groups. Minimums
+// the preferences ask for come first: a seed that raises a minimum from 0
+// is only given while the total has replicas to spare after all of them.
+func (sp *spreadPlan) seed(total int64, chosen []candidate, want int) []candidate {
 	seeded := slices.Clone(chosen)
 	at := make(map[string]int, len(seeded))
+	spare := total
 	for i, c := range seeded {
 		at[c.name] = i
+		spare -= min(c.pref.MinReplicas, c.limit())
 	}
 	for gi := range sp.groups {
 		if want == 0 {
 			break
 		}
 		for _, name := range sp.names[gi] {
-			if c := &seeded[at[name]]; live(c) {
-				c.pref.MinReplicas = max(c.pref.MinReplicas, 1)
-				want--
-				break
+			c := &seeded[at[name]]
+			if !live(c) {
+				continue
 			}
+			if c.pref.MinReplicas == 0 && spare > 0 {
+				c.pref.MinReplicas = 1
+				spare--
+			}
+			want--
+			break
 		}
 	}
 	return seeded
@@ -171,8 +180,9 @@ func (sp *spreadPlan) warnings(in Input, chosen []candidate, planned []int64) []
 			"replicas span only %d (%s): the split uses those.", label, minimum, sp.live, strings.Join(sp.values(true), ", "))}
 	}
 	if reached := sp.reached(chosen, planned); reached < minimum && in.TotalReplicas > 0 {
-		return []string{fmt.Sprintf("The spread by %q asks for at least %d groups, but the %d replicas reach only %d: "+
-			"the total, the minimums or the capacities leave the others empty.", label, minimum, in.TotalReplicas, reached)}
+		return []string{fmt.Sprintf("The spread by %q asks for at least %d groups, but the %d %s only %d: "+
+			"the total, the minimums or the capacities leave the others empty.", label, minimum, in.TotalReplicas,
+			plural(int(min(in.TotalReplicas, 2)), "replica reaches", "replicas reach"), reached)}
 	}
 	return nil
 }
