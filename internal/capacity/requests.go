@@ -20,40 +20,59 @@ import (
 // hugepages), plus the pod's overhead. A container that sets a limit and no
 // request requests its limit, as the API server defaults it.
 func RequestsFromPodSpec(spec corev1.PodSpec) corev1.ResourceList {
-	running := corev1.ResourceList{}
+	running := make(corev1.ResourceList, 4)
 	for i := range spec.Containers {
 		addTo(running, containerRequests(&spec.Containers[i]))
 	}
-	initPeak := corev1.ResourceList{}
-	sidecars := corev1.ResourceList{}
-	for i := range spec.InitContainers {
-		c := &spec.InitContainers[i]
-		requests := containerRequests(c)
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			addTo(running, requests)
-			addTo(sidecars, requests)
-			raiseTo(initPeak, sidecars)
-			continue
-		}
-		step := sidecars.DeepCopy()
-		addTo(step, requests)
-		raiseTo(initPeak, step)
+	if len(spec.InitContainers) > 0 {
+		raiseTo(running, initPhase(spec.InitContainers, running))
 	}
-	raiseTo(running, initPeak)
 	applyPodLevel(running, spec.Resources)
 	addTo(running, spec.Overhead)
 	return running
 }
 
+// initPhase returns the peak of the init phase and adds the sidecars to
+// running, since they keep running next to the containers.
+func initPhase(initContainers []corev1.Container, running corev1.ResourceList) corev1.ResourceList {
+	peak := corev1.ResourceList{}
+	sidecars := corev1.ResourceList{}
+	for i := range initContainers {
+		c := &initContainers[i]
+		requests := containerRequests(c)
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			addTo(running, requests)
+			addTo(sidecars, requests)
+			raiseTo(peak, sidecars)
+			continue
+		}
+		step := sidecars.DeepCopy()
+		addTo(step, requests)
+		raiseTo(peak, step)
+	}
+	return peak
+}
+
 // containerRequests is the container's requests, with its limits standing in
-// for the requests it does not set.
+// for the requests it does not set. The result may be the container's own
+// map: callers only read it.
 func containerRequests(c *corev1.Container) corev1.ResourceList {
+	missing := false
+	for name := range c.Resources.Limits {
+		if _, ok := c.Resources.Requests[name]; !ok {
+			missing = true
+			break
+		}
+	}
+	if !missing {
+		return c.Resources.Requests
+	}
 	out := make(corev1.ResourceList, len(c.Resources.Limits)+len(c.Resources.Requests))
 	for name, q := range c.Resources.Limits {
-		out[name] = q.DeepCopy()
+		out[name] = q
 	}
 	for name, q := range c.Resources.Requests {
-		out[name] = q.DeepCopy()
+		out[name] = q
 	}
 	return out
 }

@@ -35,13 +35,14 @@ func choose(in Input, ranked []candidate) (selection, error) {
 		}
 		sel.spread = sp
 	}
+	notKept := fmt.Sprintf("max_clusters = %d keeps the clusters ranked first (by weight, room and name hash)", in.MaxClusters)
 	sel.chosen = make([]candidate, 0, min(len(ranked), max(in.MaxClusters, 1)))
 	for i, c := range ranked {
 		switch {
 		case picked[i]:
 			sel.chosen = append(sel.chosen, c)
 		case sel.excluded[c.name] == "":
-			sel.excluded[c.name] = fmt.Sprintf("max_clusters = %d keeps the clusters ranked first (by weight, room and name hash)", in.MaxClusters)
+			sel.excluded[c.name] = notKept
 		}
 	}
 	return sel, nil

@@ -46,10 +46,12 @@ func chooseGroups(in Input, ranked []candidate, order []int, picked []bool, excl
 			sp.live++
 		}
 	}
+	chosenValues := strings.Join(sp.values(false), ", ")
 	for _, g := range groups[k:] {
+		reason := fmt.Sprintf("%s=%s ranks below the %d %s chosen (%s)",
+			in.Spread.ByLabel, g.name, k, plural(k, "group", "groups"), chosenValues)
 		for _, i := range g.members {
-			excluded[ranked[i].name] = fmt.Sprintf("%s=%s ranks below the %d %s chosen (%s)",
-				in.Spread.ByLabel, g.name, k, plural(k, "group", "groups"), strings.Join(sp.values(false), ", "))
+			excluded[ranked[i].name] = reason
 		}
 	}
 	inChosen := make([]bool, len(ranked))
@@ -80,13 +82,14 @@ func chooseGroups(in Input, ranked []candidate, order []int, picked []bool, excl
 // misspelt label, and an apply would scale the workload to zero.
 func groupCandidates(in Input, ranked []candidate, order []int, excluded map[string]string) ([]spreadGroup, error) {
 	label := in.Spread.ByLabel
+	unlabelled := fmt.Sprintf("no %q label, and the spread places replicas only on clusters that have one", label)
 	index := map[string]int{}
 	var groups []spreadGroup
 	for _, i := range order {
 		c := &ranked[i]
 		value, ok := in.ClusterLabels[c.name][label]
 		if !ok {
-			excluded[c.name] = fmt.Sprintf("no %q label, and the spread places replicas only on clusters that have one", label)
+			excluded[c.name] = unlabelled
 			continue
 		}
 		gi, seen := index[value]
