@@ -68,7 +68,9 @@
 // group first, then the others in the order above. When the strategy's split
 // leaves one of the first MinGroups groups without replicas (a small total,
 // skewed weights), the best cluster of each of those groups is given a
-// minimum of one replica and the split is made again.
+// minimum of one replica and the split is made again. The preferences' own
+// minimums come first: a group is seeded only with replicas the total has
+// to spare after them.
 //
 // A spread that cannot be met is not an error: when the candidates offer
 // fewer than MinGroups groups that can take replicas (a region is down, or

@@ -179,6 +179,10 @@ func (sp *spreadPlan) reached(chosen []candidate, planned []int64) int {
 func (sp *spreadPlan) warnings(in Input, chosen []candidate, planned []int64) []string {
 	label, minimum := sp.spread.ByLabel, sp.spread.MinGroups
 	if sp.live < minimum {
+		if sp.live == 0 {
+			return []string{fmt.Sprintf("The spread by %q asks for at least %d groups, but no candidate cluster "+
+				"that has the label can take replicas.", label, minimum)}
+		}
 		return []string{fmt.Sprintf("The spread by %q asks for at least %d groups, but the candidate clusters that can take "+
 			"replicas span only %d (%s): the split uses those.", label, minimum, sp.live, strings.Join(sp.values(true), ", "))}
 	}

@@ -1,6 +1,9 @@
 package scheduling
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Clusters a and b are in region us, c and d in eu, e in ap; f has no
 // region. FNV-1 ranks them f, e, d, c, b, a with an empty key, and the
@@ -131,4 +134,44 @@ func TestPlanSpread(t *testing.T) {
 			excluded: map[string]string{"e": "region=ap", "f": noRegion},
 		},
 	})
+}
+
+func TestPlanSpreadWithoutLabels(t *testing.T) {
+	cases := []struct {
+		name    string
+		in      Input
+		wantErr string
+	}{
+		{
+			name:    "the error lists a few of many unlabelled candidates",
+			in:      Input{TotalReplicas: 3, Clusters: []string{"g", "f", "e", "d", "c", "b", "a"}, Spread: Spread{ByLabel: "region"}},
+			wantErr: `no candidate cluster has the label "region" (candidates: a, b, c, d, e and 2 more)`,
+		},
+		{
+			name: "no candidates are no error",
+			in:   Input{TotalReplicas: 3, Clusters: []string{}, Spread: Spread{ByLabel: "region", MinGroups: 2}},
+		},
+		{
+			name: "candidates without a preference are no error",
+			in: Input{TotalReplicas: 3, Clusters: []string{"a"}, Preferences: map[string]Preference{"z": {Weight: 1}},
+				Spread: Spread{ByLabel: "region"}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Plan(tc.in)
+			if tc.wantErr == "" {
+				if err != nil || res.Unplaced != 3 {
+					t.Fatalf("Plan = %+v, %v; want everything unplaced and no error", res, err)
+				}
+				if tc.in.Spread.MinGroups > 0 && (len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "no candidate cluster")) {
+					t.Fatalf("warnings = %q, want one saying no candidate cluster can take replicas", res.Warnings)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
+			}
+		})
+	}
 }
