@@ -195,8 +195,9 @@ func FuzzPlanChoosing(f *testing.F) {
 	})
 }
 
-// decodeCluster reads one cluster of FuzzPlanChoosing; index 0 is the
-// wildcard preference.
+// decodeCluster reads one cluster of the fuzzers, five bytes (FuzzPlan) or
+// six with the region (FuzzPlanChoosing); index 0 is the wildcard
+// preference.
 func decodeCluster(in *Input, index int, b []byte) {
 	p := Preference{MinReplicas: int64(b[0]), Weight: int64(b[2])}
 	if b[1] != 255 {
@@ -219,7 +220,7 @@ func decodeCluster(in *Input, index int, b []byte) {
 	if b[4] != 255 {
 		in.Capacity[name] = int64(b[4])
 	}
-	if b[5] != 255 {
+	if len(b) > 5 && b[5] != 255 {
 		in.ClusterLabels[name] = map[string]string{"region": regions[int(b[5])%len(regions)]}
 	}
 }
