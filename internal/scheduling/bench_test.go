@@ -52,3 +52,39 @@ func BenchmarkPlan1000Clusters(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanChoosing1000Clusters runs the choosing paths over the same
+// federation, its clusters spread over 20 regions.
+func BenchmarkPlanChoosing1000Clusters(b *testing.B) {
+	options := []struct {
+		name   string
+		change func(*Input)
+	}{
+		{"weight_by=available_capacity", func(in *Input) { in.WeightBy = AvailableCapacity }},
+		{"max_clusters=50", func(in *Input) { in.MaxClusters = 50 }},
+		{"spread=region/min=3/max=10", func(in *Input) { in.Spread = Spread{ByLabel: "region", MinGroups: 3, MaxGroups: 10} }},
+		{"all", func(in *Input) {
+			in.WeightBy = AvailableCapacity
+			in.MaxClusters = 50
+			in.Spread = Spread{ByLabel: "region", MinGroups: 3, MaxGroups: 10}
+		}},
+	}
+	for _, s := range Strategies {
+		for _, o := range options {
+			in := bigFederation(s)
+			in.ClusterLabels = map[string]map[string]string{}
+			for i, name := range in.Clusters {
+				in.ClusterLabels[name] = map[string]string{"region": "region-" + strconv.Itoa(i%20)}
+			}
+			o.change(&in)
+			b.Run(string(s)+"/"+o.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Plan(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"errors"
-	"strconv"
 	"testing"
 )
 
@@ -27,28 +26,7 @@ func FuzzPlan(f *testing.F) {
 			in.Strategy = Balanced
 		}
 		for i := 0; i+5 <= len(spec) && i < 5*65; i += 5 {
-			b := spec[i : i+5]
-			p := Preference{MinReplicas: int64(b[0]), Weight: int64(b[2])}
-			if b[1] != 255 {
-				p.MaxReplicas = ptr(int64(b[1]))
-			}
-			if i == 0 {
-				if b[0] != 255 {
-					in.Preferences[Wildcard] = p
-				}
-				continue
-			}
-			name := "c" + strconv.Itoa(i/5)
-			in.Clusters = append(in.Clusters, name)
-			if b[0] != 255 {
-				in.Preferences[name] = p
-			}
-			if b[3] != 255 {
-				in.Current[name] = int64(b[3])
-			}
-			if b[4] != 255 {
-				in.Capacity[name] = int64(b[4])
-			}
+			decodeCluster(&in, i/5, spec[i:i+5])
 		}
 		res, err := Plan(in)
 		if err != nil {

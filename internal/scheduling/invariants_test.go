@@ -62,6 +62,12 @@ func checkInvariants(t *testing.T, in Input, res Result) {
 	}
 	for name, n := range res.Plan {
 		c, ok := byName[name]
+		if _, excluded := res.Excluded[name]; excluded {
+			if !ok || n != 0 || res.Replicas[name] != 0 {
+				t.Fatalf("excluded cluster %s (a candidate with a preference: %v) is planned %d, receives %d", name, ok, n, res.Replicas[name])
+			}
+			continue
+		}
 		if !ok {
 			if n != 0 {
 				t.Fatalf("cluster %s without preference got %d", name, n)
@@ -103,7 +109,8 @@ func checkInvariants(t *testing.T, in Input, res Result) {
 
 func sameResult(a, b Result) bool {
 	return maps.Equal(a.Plan, b.Plan) && maps.Equal(a.Overflow, b.Overflow) &&
-		maps.Equal(a.Replicas, b.Replicas) && a.Unplaced == b.Unplaced
+		maps.Equal(a.Replicas, b.Replicas) && a.Unplaced == b.Unplaced &&
+		maps.Equal(a.Excluded, b.Excluded) && slices.Equal(a.Warnings, b.Warnings)
 }
 
 // randomInput builds a valid input of a few clusters with a mix of

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Wildcard is the preference key that applies to every candidate cluster
@@ -34,6 +36,41 @@ const (
 
 // Strategies lists the accepted strategies, default first.
 var Strategies = []Strategy{KubeFed, Balanced}
+
+// WeightBy selects where the weights the strategy divides by come from.
+type WeightBy string
+
+const (
+	// StaticWeights uses each Preference.Weight as given. It is what an empty
+	// Input.WeightBy means.
+	StaticWeights WeightBy = "static"
+	// AvailableCapacity replaces every positive weight by the cluster's
+	// estimated capacity (Input.Capacity), as Karmada's dynamic weights do,
+	// so that replicas go where there is room. A weight of 0 stays 0: the
+	// cluster still receives only its minimum. A cluster without an estimate
+	// weighs TotalReplicas, as if it could hold them all, which is how
+	// Karmada counts a cluster no estimator bounds. Capacities above
+	// MaxTotalReplicas weigh MaxTotalReplicas.
+	AvailableCapacity WeightBy = "available_capacity"
+)
+
+// WeightBys lists the accepted weight sources, default first.
+var WeightBys = []WeightBy{StaticWeights, AvailableCapacity}
+
+// Spread asks that the placed replicas span distinct values of a cluster
+// label, such as regions; the zero value asks nothing.
+type Spread struct {
+	// ByLabel is the cluster label whose values form the groups. Candidates
+	// without it are excluded while a spread is asked for.
+	ByLabel string
+	// MinGroups is how many groups at least should receive replicas. When
+	// the candidates offer fewer groups, or the total, minimums or
+	// capacities leave some chosen group empty, the split still places what
+	// it can and says so in Result.Warnings.
+	MinGroups int
+	// MaxGroups caps the groups chosen; 0 means no cap.
+	MaxGroups int
+}
 
 // Preference is what one cluster, or the Wildcard, asks of the planner.
 type Preference struct {
@@ -72,6 +109,17 @@ type Input struct {
 	Key string
 	// Strategy defaults to KubeFed when empty.
 	Strategy Strategy
+	// WeightBy defaults to StaticWeights when empty.
+	WeightBy WeightBy
+	// MaxClusters, when positive, places on at most that many clusters,
+	// chosen in the order described in the package documentation; the
+	// others receive 0 and are listed in Result.Excluded.
+	MaxClusters int
+	// Spread, when Spread.ByLabel is set, chooses clusters so that the
+	// replicas span several values of that label.
+	Spread Spread
+	// ClusterLabels maps a cluster name to its labels; only Spread reads it.
+	ClusterLabels map[string]map[string]string
 }
 
 // Result is the planner's answer.
@@ -88,6 +136,14 @@ type Result struct {
 	// Unplaced is TotalReplicas minus the sum of Plan: replicas no cluster
 	// could take because of maximums, capacities or zero weights.
 	Unplaced int64
+	// Excluded maps each candidate that MaxClusters or Spread left out of
+	// the split to the reason, a sentence fragment for a plan. It is empty,
+	// never nil, when nothing was left out.
+	Excluded map[string]string
+	// Warnings are sentences about what the split could not honour, such as
+	// a spread that reaches fewer groups than Spread.MinGroups, in a fixed
+	// order.
+	Warnings []string
 }
 
 // Names of the inputs, used by InputError.Field so that callers can point at
@@ -99,6 +155,11 @@ const (
 	FieldCurrent       = "current"
 	FieldCapacity      = "capacity"
 	FieldStrategy      = "strategy"
+	FieldWeightBy      = "weight_by"
+	FieldMaxClusters   = "max_clusters"
+	// FieldSpread errors name the attribute of the spread in Key:
+	// "by_label", "min_groups" or "max_groups".
+	FieldSpread = "spread"
 )
 
 // InputError reports an input the planner refuses, naming the input (one of
@@ -127,33 +188,53 @@ func Plan(in Input) (Result, error) {
 	if err := checkWeightSum(ranked); err != nil {
 		return Result{}, err
 	}
-
-	var planned []int64
-	overflow := map[string]int64{}
-	var unplaced int64
-	switch in.Strategy {
-	case KubeFed, "":
-		planned, unplaced = planKubeFed(in, ranked, overflow)
-	case Balanced:
-		planned, unplaced = planBalanced(in.TotalReplicas, ranked)
+	sel, err := choose(in, ranked)
+	if err != nil {
+		return Result{}, err
+	}
+	out := split(in, sel.chosen)
+	var warnings []string
+	if sel.spread != nil {
+		out, warnings = sel.spread.meet(in, sel.chosen, out)
 	}
 
 	res := Result{
 		Plan:     make(map[string]int64, len(in.Clusters)),
-		Overflow: overflow,
+		Overflow: out.overflow,
 		Replicas: make(map[string]int64, len(in.Clusters)),
-		Unplaced: unplaced,
+		Unplaced: out.unplaced,
+		Excluded: sel.excluded,
+		Warnings: warnings,
 	}
 	for _, name := range in.Clusters {
 		res.Plan[name] = 0
 	}
-	for i, c := range ranked {
-		res.Plan[c.name] = planned[i]
+	for i, c := range sel.chosen {
+		res.Plan[c.name] = out.planned[i]
 	}
 	for name, n := range res.Plan {
-		res.Replicas[name] = n + overflow[name]
+		res.Replicas[name] = n + out.overflow[name]
 	}
 	return res, nil
+}
+
+// outcome is a strategy's split: the planned count of each ranked cluster
+// (by index), the overflow and the replicas left unplaced.
+type outcome struct {
+	planned  []int64
+	overflow map[string]int64
+	unplaced int64
+}
+
+// split runs the strategy over the ranked clusters.
+func split(in Input, ranked []candidate) outcome {
+	out := outcome{overflow: map[string]int64{}}
+	if in.Strategy == Balanced {
+		out.planned, out.unplaced = planBalanced(in.TotalReplicas, ranked)
+	} else {
+		out.planned, out.unplaced = planKubeFed(in, ranked, out.overflow)
+	}
+	return out
 }
 
 // candidate is a cluster that has a preference, with what the planner needs
@@ -179,8 +260,26 @@ func (c *candidate) limit() int64 {
 	return l
 }
 
+// capacityWeight is a cluster's weight under AvailableCapacity.
+func capacityWeight(total, capacity int64, known bool) int64 {
+	if !known {
+		return total
+	}
+	return min(capacity, MaxTotalReplicas)
+}
+
+// tieHash is the FNV-1 hash of name+key that breaks ties between clusters
+// (and spread groups) of equal weight.
+func tieHash(name, key string) uint32 {
+	h := fnv.New32()
+	h.Write([]byte(name))
+	h.Write([]byte(key))
+	return h.Sum32()
+}
+
 // rank returns the clusters that have a preference, in the order the planner
-// serves them: weight descending, then FNV-1 hash of name+key ascending.
+// serves them: weight descending (the capacity-derived weight under
+// AvailableCapacity), then FNV-1 hash of name+key ascending.
 // KubeFed hashes so that single-replica workloads do not all land on the
 // alphabetically first cluster. The name is a last tie-break, for the rare
 // hash collision, so that the order never depends on the input order.
@@ -198,11 +297,11 @@ func rank(in Input) []candidate {
 		if !ok {
 			continue
 		}
-		h := fnv.New32()
-		h.Write([]byte(name))
-		h.Write([]byte(in.Key))
 		capacity, hasCap := in.Capacity[name]
-		ranked = append(ranked, candidate{name: name, hash: h.Sum32(), pref: pref, capacity: capacity, hasCap: hasCap})
+		if in.WeightBy == AvailableCapacity && pref.Weight > 0 {
+			pref.Weight = capacityWeight(in.TotalReplicas, capacity, hasCap)
+		}
+		ranked = append(ranked, candidate{name: name, hash: tieHash(name, in.Key), pref: pref, capacity: capacity, hasCap: hasCap})
 	}
 	// Sorting pointer-free keys rather than the candidates themselves keeps
 	// the garbage collector's write barriers out of the swaps.
@@ -254,6 +353,17 @@ func validate(in Input) error {
 	default:
 		return &InputError{Field: FieldStrategy, Reason: fmt.Sprintf("unknown strategy %q; use %q or %q", in.Strategy, KubeFed, Balanced)}
 	}
+	switch in.WeightBy {
+	case "", StaticWeights, AvailableCapacity:
+	default:
+		return &InputError{Field: FieldWeightBy, Reason: fmt.Sprintf("unknown weight source %q; use %q or %q", in.WeightBy, StaticWeights, AvailableCapacity)}
+	}
+	if in.MaxClusters < 0 {
+		return &InputError{Field: FieldMaxClusters, Reason: fmt.Sprintf("must not be negative, got %d", in.MaxClusters)}
+	}
+	if err := validateSpread(in.Spread, in.MaxClusters); err != nil {
+		return err
+	}
 	if in.TotalReplicas < 0 {
 		return &InputError{Field: FieldTotalReplicas, Reason: fmt.Sprintf("must not be negative, got %d", in.TotalReplicas)}
 	}
@@ -274,6 +384,29 @@ func validate(in Input) error {
 		return err
 	}
 	return nonNegative(FieldCapacity, in.Capacity)
+}
+
+func validateSpread(s Spread, maxClusters int) error {
+	bad := func(key, reason string) error {
+		return &InputError{Field: FieldSpread, Key: key, Reason: reason}
+	}
+	switch {
+	case s.ByLabel == "" && (s.MinGroups != 0 || s.MaxGroups != 0):
+		return bad("by_label", "is required when min_groups or max_groups is set: name the cluster label to spread by, such as region")
+	case s.ByLabel == "":
+		return nil
+	case len(validation.IsQualifiedName(s.ByLabel)) > 0:
+		return bad("by_label", fmt.Sprintf("%q is not a label key: %s", s.ByLabel, strings.Join(validation.IsQualifiedName(s.ByLabel), "; ")))
+	case s.MinGroups < 0:
+		return bad("min_groups", fmt.Sprintf("must not be negative, got %d", s.MinGroups))
+	case s.MaxGroups < 0:
+		return bad("max_groups", fmt.Sprintf("must not be negative, got %d", s.MaxGroups))
+	case s.MaxGroups > 0 && s.MinGroups > s.MaxGroups:
+		return bad("min_groups", fmt.Sprintf("min_groups (%d) is greater than max_groups (%d)", s.MinGroups, s.MaxGroups))
+	case maxClusters > 0 && s.MinGroups > maxClusters:
+		return bad("min_groups", fmt.Sprintf("min_groups (%d) is greater than max_clusters (%d): every group needs a cluster of its own", s.MinGroups, maxClusters))
+	}
+	return nil
 }
 
 func validatePreference(key string, p Preference) error {

@@ -46,6 +46,25 @@ func TestPlanRejectsBadInput(t *testing.T) {
 		{"weights overflowing 64 bits", func(in *Input) {
 			in.Preferences = map[string]Preference{Wildcard: {Weight: math.MaxInt64}}
 		}, FieldPreferences, "", "sum of the candidates' weights exceed"},
+		{"unknown weight source", func(in *Input) { in.WeightBy = "dynamic" }, FieldWeightBy, "", `unknown weight source "dynamic"`},
+		{"negative max_clusters", func(in *Input) { in.MaxClusters = -1 }, FieldMaxClusters, "", "must not be negative, got -1"},
+		{"groups without a label to spread by", func(in *Input) { in.Spread = Spread{MinGroups: 2} }, FieldSpread, "by_label", "is required"},
+		{"a spread label that is not a label key", func(in *Input) { in.Spread = Spread{ByLabel: "the region"} }, FieldSpread, "by_label",
+			`"the region" is not a label key`},
+		{"negative min_groups", func(in *Input) { in.Spread = Spread{ByLabel: "region", MinGroups: -1} }, FieldSpread, "min_groups",
+			"must not be negative, got -1"},
+		{"negative max_groups", func(in *Input) { in.Spread = Spread{ByLabel: "region", MaxGroups: -2} }, FieldSpread, "max_groups",
+			"must not be negative, got -2"},
+		{"min_groups above max_groups", func(in *Input) { in.Spread = Spread{ByLabel: "region", MinGroups: 3, MaxGroups: 2} }, FieldSpread,
+			"min_groups", "min_groups (3) is greater than max_groups (2)"},
+		{"min_groups above max_clusters", func(in *Input) {
+			in.Spread = Spread{ByLabel: "region", MinGroups: 3}
+			in.MaxClusters = 2
+		}, FieldSpread, "min_groups", "min_groups (3) is greater than max_clusters (2)"},
+		{"no candidate has the spread label", func(in *Input) {
+			in.Spread = Spread{ByLabel: "region"}
+			in.ClusterLabels = map[string]map[string]string{"berlin": {"zone": "b1"}}
+		}, FieldSpread, "by_label", `no candidate cluster has the label "region" (candidates: berlin, new-york)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
