@@ -207,6 +207,7 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 	}
 	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
 func (r *federatedObjectResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -222,6 +223,7 @@ func (r *federatedObjectResource) Update(ctx context.Context, req resource.Updat
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
 // write is the body Create and Update share: it applies the plan within

@@ -43,7 +43,7 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	record := reconcile.Fold(input, ops, outcomes)
 	plan.Rendered = stringMap(record.Held)
 	plan.ClusterStatus = statusValue(record.Status, diags)
-	r.recordInHost(ctx, in, record, diags)
+	r.recordInHost(ctx, in, record, prior == nil, diags)
 	reportFailures(in, record, diags)
 	return true
 }
@@ -172,7 +172,7 @@ func warnSkipped(in *objectInputs, op reconcile.Operation, diags *diag.Diagnosti
 
 // recordInHost writes the Federated<Kind> with each cluster's status. An
 // apply cut short still records what the clusters hold, within a grace.
-func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectInputs, record reconcile.Record, diags *diag.Diagnostics) {
+func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectInputs, record reconcile.Record, creating bool, diags *diag.Diagnostics) {
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), hostRecordGrace)
@@ -185,6 +185,7 @@ func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectIn
 			status[cluster] = s.Status
 		}
 		host := in.hostObject(status)
+		host.Incomplete = creating && record.Failed()
 		err = reg.ApplyFederatedObject(ctx, in.ft, host, host.Namespace != "" && r.data.run.NamespaceEnsured(host.Namespace))
 	}
 	if err != nil {

@@ -56,10 +56,11 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 		return
 	}
 	priorRendered := map[string]string{}
+	replacing := prior == nil && (plannedFromState(ctx, req.Private, objectKey(in.id)) || r.data.run.Replacing(objectKey(in.id)))
 	if prior != nil {
 		priorRendered = mapStrings(prior.Rendered)
-		r.data.run.MarkReplacing(objectKey(prior.ID.ValueString()))
-	} else if !r.data.run.Replacing(objectKey(in.id)) {
+		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, objectKey(prior.ID.ValueString()))...)
+	} else if !replacing {
 		r.refuseExisting(ctx, in, &resp.Diagnostics)
 	}
 	out := r.desired(ctx, in, snapshot, priorRendered, true, &resp.Diagnostics)
@@ -77,8 +78,7 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	plan.PlacedClusters = stringSet(out.placed)
 	plan.Rendered = stringMap(out.rendered)
 	plan.ClusterStatus = plannedStatus(prior, out)
-	creating := prior == nil && !r.data.run.Replacing(objectKey(in.id))
-	r.checkMembers(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), creating, &resp.Diagnostics)
+	r.checkMembers(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), prior == nil && !replacing, &resp.Diagnostics)
 	if prior == nil {
 		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, in.id, out.placed)...)
 	}
@@ -89,13 +89,18 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 func objectKey(id string) string { return "FederatedObject/" + id }
 
 // refuseExisting fails a create of an object whose Federated<Kind> the host
-// holds.
+// holds, unless that record is of a create that failed on some clusters:
+// the object is being replaced.
 func (r *federatedObjectResource) refuseExisting(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) {
 	namespace, name := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
 	lookup := func(ctx context.Context) error {
 		reg, err := r.data.registry(ctx)
-		if err == nil {
-			_, err = reg.GetFederatedObject(ctx, in.ft, namespace, name)
+		if err != nil {
+			return err
+		}
+		fo, err := reg.GetFederatedObject(ctx, in.ft, namespace, name)
+		if err == nil && fo.Incomplete {
+			return registry.ErrNotFound
 		}
 		return err
 	}

@@ -1010,19 +1010,26 @@ resource "kubefed_federated_object" "imported" {
 		Steps: []resource.TestStep{
 			{Config: base},
 			{
+				// A create never takes over what KubeFed wrote: the plan
+				// says to import it.
 				PreConfig: func() {
 					if _, err := newHostClients(t).dynamic.Resource(federatedCMsGVR).Namespace(ns).Create(context.Background(), kubefedShaped, metav1.CreateOptions{}); err != nil {
 						t.Fatal(err)
 					}
 				},
+				Config:      base + object,
+				ExpectError: acctest.ErrorMatching("Already exists in the host", "FederatedConfigMap "+ns+"/legacy", "import it"),
+			},
+			{
 				// An import step's configuration is used as written, so it
 				// names the provider's source, which the other steps get
 				// from the test framework: OpenTofu would otherwise look the
 				// provider up in its own registry.
 				Config:        providerSource + base + object,
-				ResourceName:  "kubefed_federated_object.imported",
-				ImportState:   true,
-				ImportStateId: "configmaps/" + ns + "/legacy",
+				ResourceName:       "kubefed_federated_object.imported",
+				ImportState:        true,
+				ImportStatePersist: true,
+				ImportStateId:      "configmaps/" + ns + "/legacy",
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					want := map[string]string{
 						"placement.clusters.0":           sf,
@@ -1060,7 +1067,7 @@ resource "kubefed_federated_object" "imported" {
 				Config: base + object,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("kubefed_federated_object.imported", plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction("kubefed_federated_object.imported", plancheck.ResourceActionUpdate),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},

@@ -160,8 +160,8 @@ func (r *federatedTypeResource) ModifyPlan(ctx context.Context, req resource.Mod
 	ft := registry.NewFederatedType(target, plan.Propagation.ValueString(), plan.StatusCollection.ValueString())
 	setTypeComputed(&plan, ft)
 	if !req.State.Raw.IsNull() {
-		r.data.run.MarkReplacing(typeKey(ft.Name()))
-	} else if r.data.checkedAtPlan(true) && !r.data.run.Replacing(typeKey(ft.Name())) {
+		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, typeKey(ft.Name()))...)
+	} else if r.data.checkedAtPlan(true) && !plannedFromState(ctx, req.Private, typeKey(ft.Name())) {
 		r.refuseExisting(ctx, ft.Name(), &resp.Diagnostics)
 	}
 	// Objects planned after this type see it as planned, so that one run can
@@ -179,6 +179,7 @@ func (r *federatedTypeResource) Create(ctx context.Context, req resource.CreateR
 	if r.write(ctx, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
+	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
 func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -187,6 +188,7 @@ func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateR
 	if r.write(ctx, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
+	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
 func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -185,7 +185,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	if !req.State.Raw.IsNull() {
 		prior = &federationClusterModel{}
 		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
-		r.data.run.MarkReplacing(clusterKey(prior.Name.ValueString()))
+		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, clusterKey(prior.Name.ValueString()))...)
 	}
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
@@ -232,7 +232,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	}
 	if prior == nil && !plan.Name.IsUnknown() {
 		name := plan.Name.ValueString()
-		if r.data.checkedAtPlan(true) && !r.data.run.Replacing(clusterKey(name)) {
+		if r.data.checkedAtPlan(true) && !plannedFromState(ctx, req.Private, clusterKey(name)) {
 			r.refuseExisting(ctx, name, &resp.Diagnostics)
 		}
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
@@ -281,6 +281,7 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	r.write(ctx, &plan, true, &resp.Diagnostics)
+	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -297,6 +298,7 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	// The Secret keeps its name, so an imported cluster keeps KubeFed's.
 	plan.SecretName = state.SecretName
 	r.write(ctx, &plan, false, &resp.Diagnostics)
+	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

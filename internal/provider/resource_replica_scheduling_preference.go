@@ -223,8 +223,8 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 		key := preferenceKey(plan.ID.ValueString())
 		if !req.State.Raw.IsNull() {
-			r.data.run.MarkReplacing(key)
-		} else if r.data.checkedAtPlan(true) && !r.data.run.Replacing(key) {
+			resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, key)...)
+		} else if r.data.checkedAtPlan(true) && !plannedFromState(ctx, req.Private, key) {
 			r.refuseExisting(ctx, plan.Namespace.ValueString(), plan.Name.ValueString(), &resp.Diagnostics)
 		}
 	}
@@ -277,11 +277,13 @@ func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req re
 	}
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
 // save writes what the plan says, split included, and records it as state:

@@ -37,6 +37,16 @@ func (s Status) Failed() bool {
 	return true
 }
 
+// Failed reports whether any cluster's status is a failure.
+func (rec Record) Failed() bool {
+	for _, s := range rec.Status {
+		if s.Failed() {
+			return true
+		}
+	}
+	return false
+}
+
 // Fold is the record after the operations ran with the given outcomes: a
 // cluster holds what it was sent only when its apply succeeded, loses its
 // entry only when its removal succeeded, and is Unknown when its write was

@@ -30,6 +30,11 @@ const SelectorOverridesAnnotation = "kubefed.terraform.io/selector-overrides"
 // when the federated object goes.
 const OrphanAnnotation = "kubefed.io/orphan"
 
+// IncompleteCreateAnnotation marks a federated object whose create failed on
+// some clusters: Terraform replaces such an object, and the create of the
+// replacement takes the record over.
+const IncompleteCreateAnnotation = "kubefed.terraform.io/incomplete-create"
+
 // FederatedObject is a Federated<Kind> object of the host, in plain terms.
 type FederatedObject struct {
 	// Namespace is empty for a cluster-scoped federated type.
@@ -44,6 +49,8 @@ type FederatedObject struct {
 	Overrides []federation.OverrideRule
 	// Orphan leaves member objects in place on deletion.
 	Orphan bool
+	// Incomplete marks an object whose create failed on some clusters.
+	Incomplete bool
 	// Status is each cluster's propagation status, KubeFed's status.clusters.
 	Status map[string]string
 }
@@ -179,6 +186,9 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 	if obj.Orphan {
 		annotations[OrphanAnnotation] = "true"
 	}
+	if obj.Incomplete {
+		annotations[IncompleteCreateAnnotation] = "true"
+	}
 	if len(annotations) > 0 {
 		fo.Annotations = annotations
 	}
@@ -200,7 +210,7 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 		return nil, err
 	}
 	obj := &FederatedObject{Namespace: fo.Namespace, Name: fo.Name, Template: fo.Spec.Template,
-		Orphan: fo.Annotations[OrphanAnnotation] == "true"}
+		Orphan: fo.Annotations[OrphanAnnotation] == "true", Incomplete: fo.Annotations[IncompleteCreateAnnotation] == "true"}
 	where := fmt.Sprintf("%s %s", u.GetKind(), objectKey(obj.Namespace, obj.Name))
 	if fo.Spec.Placement.Clusters != nil {
 		obj.Placement.Clusters = []string{}
