@@ -1025,7 +1025,7 @@ resource "kubefed_federated_object" "imported" {
 				// names the provider's source, which the other steps get
 				// from the test framework: OpenTofu would otherwise look the
 				// provider up in its own registry.
-				Config:        providerSource + base + object,
+				Config:             providerSource + base + object,
 				ResourceName:       "kubefed_federated_object.imported",
 				ImportState:        true,
 				ImportStatePersist: true,
