@@ -50,6 +50,9 @@ type parsedTemplate struct {
 // parseTemplate reads one YAML or JSON document, drops server-owned fields
 // and checks the fields that identify the object.
 func parseTemplate(text string, namespaced bool) (parsedTemplate, error) {
+	if err := jsonSyntax(text); err != nil {
+		return parsedTemplate{}, err
+	}
 	doc, err := singleDocument(text)
 	if err != nil {
 		return parsedTemplate{}, err
@@ -202,6 +205,27 @@ func hostForm(obj map[string]any) map[string]any {
 		}
 	}
 	return host
+}
+
+// jsonSyntax reports the syntax error of a template written as JSON (one
+// that starts with "{"), in JSON's terms: the YAML parser, which reads JSON
+// too, would describe it as a YAML error on line 1.
+func jsonSyntax(text string) error {
+	trimmed := strings.TrimSpace(text)
+	if !strings.HasPrefix(trimmed, "{") {
+		return nil
+	}
+	var v any
+	err := json.Unmarshal([]byte(trimmed), &v)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		line := 1 + strings.Count(trimmed[:syntax.Offset], "\n")
+		return fmt.Errorf("template: invalid JSON at line %d, byte %d: %v", line, syntax.Offset, syntax)
+	}
+	if err != nil {
+		return fmt.Errorf("template: invalid JSON: %w", err)
+	}
+	return nil
 }
 
 // singleDocument returns the one YAML document in text. sigs.k8s.io/yaml

@@ -171,7 +171,10 @@ func warnSkipped(in *objectInputs, op reconcile.Operation, diags *diag.Diagnosti
 }
 
 // recordInHost writes the Federated<Kind> with each cluster's status. An
-// apply cut short still records what the clusters hold, within a grace.
+// apply cut short still records what the clusters hold, within a grace. A
+// create's record carries the incomplete-create mark until all of it is
+// written and no cluster failed: whatever stops a create, Terraform then
+// replaces the object, and its replacement takes the marked record over.
 func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectInputs, record reconcile.Record, creating bool, diags *diag.Diagnostics) {
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
@@ -185,8 +188,12 @@ func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectIn
 			status[cluster] = s.Status
 		}
 		host := in.hostObject(status)
-		host.Incomplete = creating && record.Failed()
+		host.Incomplete = creating
 		err = reg.ApplyFederatedObject(ctx, in.ft, host, host.Namespace != "" && r.data.run.NamespaceEnsured(host.Namespace))
+		if err == nil && creating && !record.Failed() {
+			host.Incomplete = false
+			err = reg.ApplyFederatedSpec(ctx, in.ft, host)
+		}
 	}
 	if err != nil {
 		diags.AddError("Cannot write the federated object to the host", err.Error()+

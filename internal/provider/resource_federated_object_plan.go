@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -180,6 +181,9 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 	if !ok {
 		return planned{}
 	}
+	if planning {
+		warnIdleRules(in, view, placed, diags)
+	}
 	if in.ft.Propagation == registry.Disabled {
 		// The type's propagation is off: the object stays in the host and
 		// no member is touched, neither to push nor to remove.
@@ -274,6 +278,26 @@ func addNotes(diags *diag.Diagnostics, notes []federation.Note) {
 	for _, n := range notes {
 		diags.AddAttributeWarning(path.Root("overrides").AtListIndex(n.Rule).AtName("patches").AtListIndex(n.Patch),
 			fmt.Sprintf("Override applied as KubeFed did on cluster %q", n.Cluster), n.String())
+	}
+}
+
+// warnIdleRules names the override rules that target by name a cluster
+// that is not registered or not placed: they change nothing.
+func warnIdleRules(in *objectInputs, view candidates, placed []string, diags *diag.Diagnostics) {
+	for i, rule := range in.overrides {
+		if rule.Cluster == "" {
+			continue
+		}
+		at := path.Root("overrides").AtListIndex(i).AtName("cluster")
+		switch _, registered := view.byName[rule.Cluster]; {
+		case !registered:
+			diags.AddAttributeWarning(at, "Override for a cluster that is not registered",
+				fmt.Sprintf("overrides[%d] targets cluster %q, which is not registered, so it changes nothing. Registered clusters: %s.",
+					i, rule.Cluster, strings.Join(sortedKeys(view.byName), ", ")))
+		case !slices.Contains(placed, rule.Cluster):
+			diags.AddAttributeWarning(at, "Override for a cluster the object is not placed on",
+				fmt.Sprintf("overrides[%d] targets cluster %q, which %s is not placed on, so it changes nothing.", i, rule.Cluster, in.object))
+		}
 	}
 }
 

@@ -27,6 +27,7 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 		return
 	}
 	validateTimeouts(ctx, m.Timeouts, &resp.Diagnostics)
+	warnPlacementBoth(m.Placement, &resp.Diagnostics)
 	if m.Template.IsUnknown() || m.Template.IsNull() {
 		return
 	}
@@ -53,6 +54,21 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 	if err != nil {
 		addRenderError(&resp.Diagnostics, err)
 	}
+}
+
+// warnPlacementBoth says that a placement with both clusters and
+// cluster_selector goes by clusters alone, as KubeFed's does.
+func warnPlacementBoth(placement types.Object, diags *diag.Diagnostics) {
+	if placement.IsNull() || placement.IsUnknown() {
+		return
+	}
+	attrs := placement.Attributes()
+	if attrs["clusters"] == nil || attrs["cluster_selector"] == nil || attrs["clusters"].IsNull() || attrs["cluster_selector"].IsNull() {
+		return
+	}
+	diags.AddAttributeWarning(path.Root("placement").AtName("cluster_selector"), "cluster_selector is ignored",
+		"placement sets both clusters and cluster_selector: as in KubeFed, the list of clusters decides and the selector is "+
+			"ignored. Remove one of them.")
 }
 
 // validateTimeouts refuses a timeout that is not positive: a Go duration

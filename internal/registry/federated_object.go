@@ -76,13 +76,8 @@ func (r *Registry) ApplyFederatedObject(ctx context.Context, t FederatedType, ob
 			return err
 		}
 	}
-	u, err := federatedObjectToUnstructured(t, obj)
-	if err != nil {
+	if err := r.ApplyFederatedSpec(ctx, t, obj); err != nil {
 		return err
-	}
-	client := r.federatedClient(t, obj.Namespace)
-	if _, err := client.Apply(ctx, obj.Name, u, r.applyOptions()); err != nil {
-		return fmt.Errorf("writing %s %s in the host: %w", t.Federated.Kind, objectKey(obj.Namespace, obj.Name), err)
 	}
 	status, err := toUnstructured(&federatedObject{
 		TypeMeta:   typeMeta(t.Federated.Resource().GroupVersion(), t.Federated.Kind),
@@ -93,8 +88,20 @@ func (r *Registry) ApplyFederatedObject(ctx context.Context, t FederatedType, ob
 		return err
 	}
 	delete(status.Object, "spec")
-	if _, err := client.ApplyStatus(ctx, obj.Name, status, r.applyOptions()); err != nil {
+	if _, err := r.federatedClient(t, obj.Namespace).ApplyStatus(ctx, obj.Name, status, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing the status of %s %s in the host: %w", t.Federated.Kind, objectKey(obj.Namespace, obj.Name), err)
+	}
+	return nil
+}
+
+// ApplyFederatedSpec writes obj without its status.
+func (r *Registry) ApplyFederatedSpec(ctx context.Context, t FederatedType, obj FederatedObject) error {
+	u, err := federatedObjectToUnstructured(t, obj)
+	if err != nil {
+		return err
+	}
+	if _, err := r.federatedClient(t, obj.Namespace).Apply(ctx, obj.Name, u, r.applyOptions()); err != nil {
+		return fmt.Errorf("writing %s %s in the host: %w", t.Federated.Kind, objectKey(obj.Namespace, obj.Name), err)
 	}
 	return nil
 }
