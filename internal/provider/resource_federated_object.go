@@ -68,7 +68,13 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 			"`" + registry.SelectorOverridesAnnotation + "` annotation of the `Federated<Kind>`, which KubeFed ignores.\n\n" +
 			"What a member's API server warns about an object (a deprecated field, a value it will not honour, a policy the object " +
 			"breaks) is shown as a warning of the plan, from the dry run, and of the apply, naming the cluster.\n\n" +
-			"A failure on one cluster never stops the others, and the state records what each cluster holds. When a create fails " +
+			"A create never takes over a `Federated<Kind>` that exists in the host already (another resource, workspace or KubeFed " +
+			"manages it): the plan fails and says to import it. Objects that exist on members without a host record are adopted, " +
+			"as KubeFed adopts them, with a plan warning per cluster.\n\n" +
+			"A failure on one cluster never stops the others, and the state records what each cluster holds, whatever ends the " +
+			"apply: a write cut off in flight (a timeout, an interrupt) is recorded as `Unknown` and read back by the next refresh. " +
+			"Refresh also compares the host's `Federated<Kind>` with what the state says was written, so a host left behind (members " +
+			"updated, the host not) shows in the plan as a change. When a create fails " +
 			"on some clusters, Terraform marks the object tainted and plans to replace it; this provider, like on `-replace`, " +
 			"replaces it in place: the members' objects are not deleted first, the object is re-applied over them, and it is removed " +
 			"only from clusters that leave the placement. A change of `type`, name or namespace is another object: the old one is " +

@@ -183,6 +183,7 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 	}
 	if planning {
 		warnIdleRules(in, view, placed, diags)
+		warnRegisteredInRun(in, view, placed, diags)
 	}
 	if in.ft.Propagation == registry.Disabled {
 		// The type's propagation is off: the object stays in the host and
@@ -299,6 +300,26 @@ func warnIdleRules(in *objectInputs, view candidates, placed []string, diags *di
 				fmt.Sprintf("overrides[%d] targets cluster %q, which %s is not placed on, so it changes nothing.", i, rule.Cluster, in.object))
 		}
 	}
+}
+
+// warnRegisteredInRun names the placed clusters that this run registers:
+// an object that does not depend on their resources may be applied before
+// they exist.
+func warnRegisteredInRun(in *objectInputs, view candidates, placed []string, diags *diag.Diagnostics) {
+	var fresh []string
+	for _, name := range placed {
+		if c := view.byName[name]; c.Planned && c.Connection.APIEndpoint == "" {
+			fresh = append(fresh, name)
+		}
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	diags.AddWarning("Placed on clusters this run registers",
+		fmt.Sprintf("%s is placed on %s, which this run registers. Make the object depend on their kubefed_federation_cluster "+
+			"resources (a reference or depends_on) so that they are registered first. Otherwise Terraform may apply the object "+
+			"before them: the apply then leaves them out, with a warning, and the next apply places the object there (an apply of a "+
+			"saved plan may instead stop as inconsistent, and a new plan fixes it).", in.object, strings.Join(fresh, ", ")))
 }
 
 // warnLate names the clusters the placement would select that were
