@@ -14,7 +14,7 @@ import (
 
 // stateVersion changes when the state file stops being readable by older
 // code; a lab recorded with another version must be brought down first.
-const stateVersion = 1
+const stateVersion = 2
 
 // Names inside the state directory.
 const (
@@ -28,24 +28,35 @@ const (
 // state is what a process needs to find and manage a lab started by another
 // process. It is stored as JSON in the state directory.
 type state struct {
-	Version       int            `json:"version"`
-	KubeAPIServer string         `json:"kubeAPIServer"`
-	Etcd          string         `json:"etcd"`
-	EtcdPort      int            `json:"etcdPort"`
-	EtcdPeerPort  int            `json:"etcdPeerPort"`
-	EtcdProcess   procInfo       `json:"etcdProcess"`
-	Clusters      []clusterState `json:"clusters"`
+	Version               int            `json:"version"`
+	Mode                  string         `json:"mode"`
+	KubeAPIServer         string         `json:"kubeAPIServer"`
+	KubeControllerManager string         `json:"kubeControllerManager,omitempty"`
+	KubeScheduler         string         `json:"kubeScheduler,omitempty"`
+	Kwok                  string         `json:"kwok,omitempty"`
+	Etcd                  string         `json:"etcd"`
+	EtcdPort              int            `json:"etcdPort"`
+	EtcdPeerPort          int            `json:"etcdPeerPort"`
+	EtcdProcess           procInfo       `json:"etcdProcess"`
+	Clusters              []clusterState `json:"clusters"`
 }
 
 // clusterState records one cluster. Port is the one clients use (the
 // latency proxy); APIServerPort is kube-apiserver's own, behind the proxy.
+// Nodes are the simulated nodes the lab keeps in the cluster: created
+// when missing, whenever the cluster starts.
 type clusterState struct {
-	Name          string   `json:"name"`
-	Port          int      `json:"port"`
-	APIServerPort int      `json:"apiserverPort"`
-	Latency       duration `json:"latency"`
-	APIServer     procInfo `json:"apiserver"`
-	Proxy         procInfo `json:"proxy"`
+	Name              string   `json:"name"`
+	Port              int      `json:"port"`
+	APIServerPort     int      `json:"apiserverPort"`
+	Latency           duration `json:"latency"`
+	Region            string   `json:"region,omitempty"`
+	Nodes             []Node   `json:"nodes,omitempty"`
+	APIServer         procInfo `json:"apiserver"`
+	Proxy             procInfo `json:"proxy"`
+	ControllerManager procInfo `json:"controllerManager"`
+	Scheduler         procInfo `json:"scheduler"`
+	Kwok              procInfo `json:"kwok"`
 }
 
 // duration is a time.Duration stored as text ("80ms") so the file reads well.
@@ -82,6 +93,11 @@ func (s *state) cluster(name string) (*clusterState, error) {
 		names[i] = c.Name
 	}
 	return nil, fmt.Errorf("no cluster %q in this lab (clusters: %v)", name, names)
+}
+
+// isHost reports whether name is the federation host: the first cluster.
+func (s *state) isHost(name string) bool {
+	return len(s.Clusters) > 0 && s.Clusters[0].Name == name
 }
 
 // clusterNames lists the clusters in order, the host first.
