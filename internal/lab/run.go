@@ -202,6 +202,13 @@ func etcdArgs(st *state, dataDir string) []string {
 		"--initial-cluster=kubefed-lab=" + peer,
 		"--logger=zap",
 		"--log-outputs=stderr",
+		// The clusters share this etcd, so its revision moves with every
+		// cluster's writes while each kube-apiserver's watch cache only
+		// sees its own prefix. A cache learns how far the revision has
+		// gone from progress notifications alone (etcd 3.4 sends them
+		// only periodically, every 10 minutes by default); until then,
+		// reads at a newer revision wait for it and time out.
+		"--experimental-watch-progress-notify-interval=5s",
 	}
 }
 
