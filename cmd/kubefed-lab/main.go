@@ -324,26 +324,36 @@ func printStatus(ctx context.Context, l *lab.Lab, w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLUSTER\tCOMPONENT\tSTATE\tPID\tDETAIL")
+	fmt.Fprintln(tw, "CLUSTER\tCOMPONENT\tSTATE\tPID\tRSS\tDETAIL")
+	total := s.EtcdRSS
 	for _, c := range s.Clusters {
 		for i, comp := range c.Components {
 			name := ""
 			if i == 0 {
 				name = c.Name
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, comp.Name, componentState(c, comp), pid(comp.PID), componentDetail(c, comp))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, comp.Name, componentState(c, comp), pid(comp.PID), mib(comp.RSS), componentDetail(c, comp))
+			total += comp.RSS
 		}
 	}
 	etcdState := "stopped"
 	if s.EtcdPID != 0 {
 		etcdState = "running"
 	}
-	fmt.Fprintf(tw, "(etcd)\tetcd\t%s\t%s\t%s\n", etcdState, pid(s.EtcdPID), s.EtcdURL)
+	fmt.Fprintf(tw, "(etcd)\tetcd\t%s\t%s\t%s\t%s\n", etcdState, pid(s.EtcdPID), mib(s.EtcdRSS), s.EtcdURL)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "mode: %s; kubeconfig: %s\n", s.Mode, l.KubeconfigPath())
+	_, err = fmt.Fprintf(w, "mode: %s; resident memory: %s in all; kubeconfig: %s\n", s.Mode, mib(total), l.KubeconfigPath())
 	return err
+}
+
+// mib renders a memory size in MiB, "-" for none.
+func mib(bytes int64) string {
+	if bytes == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d MiB", bytes>>20)
 }
 
 // componentState is "ready" for an apiserver that answers /readyz, else

@@ -369,6 +369,8 @@ type Status struct {
 	EtcdURL string
 	// EtcdPID is etcd's pid, 0 if it does not run.
 	EtcdPID int
+	// EtcdRSS is etcd's resident memory in bytes.
+	EtcdRSS int64
 	// Clusters describes each cluster, the host first.
 	Clusters []ClusterStatus
 }
@@ -403,6 +405,8 @@ type ComponentStatus struct {
 	Name string
 	// PID is its pid, 0 if it does not run.
 	PID int
+	// RSS is its resident memory in bytes, 0 if it does not run.
+	RSS int64
 }
 
 // Status reports which processes run and which clusters answer, probing
@@ -418,6 +422,7 @@ func (l *Lab) Status(ctx context.Context) (Status, error) {
 		EtcdURL: fmt.Sprintf("http://127.0.0.1:%d", st.EtcdPort),
 		EtcdPID: livePID(st.EtcdProcess),
 	}
+	s.EtcdRSS = residentBytes(s.EtcdPID)
 	s.Clusters = make([]ClusterStatus, len(st.Clusters))
 	var wg sync.WaitGroup
 	for i := range st.Clusters {
@@ -430,7 +435,8 @@ func (l *Lab) Status(ctx context.Context) (Status, error) {
 			Region:   cs.Region,
 		}
 		for _, comp := range append([]component{compAPIServer, compProxy}, controlComponents(st.Mode, st.isHost(cs.Name))...) {
-			s.Clusters[i].Components = append(s.Clusters[i].Components, ComponentStatus{Name: string(comp), PID: livePID(*cs.proc(comp))})
+			pid := livePID(*cs.proc(comp))
+			s.Clusters[i].Components = append(s.Clusters[i].Components, ComponentStatus{Name: string(comp), PID: pid, RSS: residentBytes(pid)})
 		}
 		if s.Clusters[i].PID == 0 || s.Clusters[i].ProxyPID == 0 {
 			continue
