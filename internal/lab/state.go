@@ -14,7 +14,12 @@ import (
 
 // stateVersion changes when the state file stops being readable by older
 // code; a lab recorded with another version must be brought down first.
-const stateVersion = 2
+// Version 1 labs, recorded before labs had modes, are read as plain ones:
+// that is what they ran, so they can still be stopped and brought down.
+const (
+	stateVersion      = 2
+	plainStateVersion = 1
+)
 
 // Names inside the state directory.
 const (
@@ -126,6 +131,9 @@ func readState(dir string) (*state, error) {
 	var s state
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("reading the lab state %s: %w", filepath.Join(dir, stateFile), err)
+	}
+	if s.Version == plainStateVersion {
+		s.Mode, s.Version = ModePlain, stateVersion
 	}
 	if s.Version != stateVersion {
 		return nil, fmt.Errorf("the lab in %s was recorded by another version (state version %d, want %d): stop its processes and remove the directory", dir, s.Version, stateVersion)

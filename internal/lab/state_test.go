@@ -73,6 +73,13 @@ func TestReadStateErrors(t *testing.T) {
 	if _, err := readState(dir); err == nil || errors.Is(err, ErrNoLab) {
 		t.Errorf("corrupt state: %v, want a parse error", err)
 	}
+	v1, _ := json.Marshal(map[string]any{"version": 1, "kubeAPIServer": "/kas", "clusters": []map[string]any{{"name": "host", "apiserver": map[string]any{"pid": 7}}}})
+	if err := os.WriteFile(filepath.Join(dir, stateFile), v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := readState(dir); err != nil || st.Mode != ModePlain || st.Clusters[0].APIServer.PID != 7 {
+		t.Errorf("a lab recorded before modes: %+v, %v; want it read as a plain lab with its pids", st, err)
+	}
 	b, _ := json.Marshal(map[string]any{"version": stateVersion + 1})
 	if err := os.WriteFile(filepath.Join(dir, stateFile), b, 0o644); err != nil {
 		t.Fatal(err)
