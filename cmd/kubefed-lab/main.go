@@ -97,48 +97,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", *globalDir, "state directory (default: .lab at the module root, or $"+lab.EnvDir+")")
 
-	var err error
-	switch cmd {
-	case "up":
-		err = up(ctx, fs, dir, args, stdout, stderr)
-	case "status":
-		err = withLab(fs, dir, args, 0, "", func(l *lab.Lab, _ []string) error { return printStatus(ctx, l, stdout) })
-	case "stop":
-		err = withLab(fs, dir, args, 1, "NAME", func(l *lab.Lab, a []string) error {
-			if err := l.Stop(ctx, a[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%s stopped\n", a[0])
-			return nil
-		})
-	case "start":
-		err = withLab(fs, dir, args, 1, "NAME", func(l *lab.Lab, a []string) error {
-			if err := l.Start(ctx, a[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%s ready at %s\n", a[0], l.Cluster(a[0]).URL)
-			return nil
-		})
-	case "latency":
-		err = withLab(fs, dir, args, 2, "NAME DURATION", func(l *lab.Lab, a []string) error {
-			d, err := parseLatency(a[1])
-			if err != nil {
-				return err
-			}
-			if err := l.SetLatency(ctx, a[0], d); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%s: %v each way\n", a[0], d)
-			return nil
-		})
-	case "nodes":
-		err = nodes(ctx, fs, dir, args, stdout)
-	case "down":
-		err = down(ctx, fs, dir, args, stdout)
-	default:
+	h, ok := commands[cmd]
+	if !ok {
 		fmt.Fprintf(stderr, "kubefed-lab: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}
+	err := h(ctx, fs, dir, args, stdout, stderr)
 	var ue usageError
 	switch {
 	case err == nil:
@@ -153,6 +117,54 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kubefed-lab %s: %v\n", cmd, err)
 		return 1
 	}
+}
+
+// handler runs one command on its flag set and arguments.
+type handler func(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout, stderr io.Writer) error
+
+// commands are the handlers by command name.
+var commands = map[string]handler{
+	"up": up,
+	"status": func(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout, _ io.Writer) error {
+		return withLab(fs, dir, args, 0, "", func(l *lab.Lab, _ []string) error { return printStatus(ctx, l, stdout) })
+	},
+	"stop": func(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout, _ io.Writer) error {
+		return withLab(fs, dir, args, 1, "NAME", func(l *lab.Lab, a []string) error {
+			if err := l.Stop(ctx, a[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s stopped\n", a[0])
+			return nil
+		})
+	},
+	"start": func(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout, _ io.Writer) error {
+		return withLab(fs, dir, args, 1, "NAME", func(l *lab.Lab, a []string) error {
+			if err := l.Start(ctx, a[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s ready at %s\n", a[0], l.Cluster(a[0]).URL)
+			return nil
+		})
+	},
+	"latency": func(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout, _ io.Writer) error {
+		return withLab(fs, dir, args, 2, "NAME DURATION", func(l *lab.Lab, a []string) error {
+			d, err := parseLatency(a[1])
+			if err != nil {
+				return err
+			}
+			if err := l.SetLatency(ctx, a[0], d); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s: %v each way\n", a[0], d)
+			return nil
+		})
+	},
+	"nodes": func(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout, _ io.Writer) error {
+		return nodes(ctx, fs, dir, args, stdout)
+	},
+	"down": func(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdout, _ io.Writer) error {
+		return down(ctx, fs, dir, args, stdout)
+	},
 }
 
 // usageError is a mistake on the command line.
