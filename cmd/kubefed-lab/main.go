@@ -489,7 +489,7 @@ func printNodes(ctx context.Context, l *lab.Lab, cluster string, w io.Writer) er
 		if n.Unschedulable {
 			state += ",SchedulingDisabled"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", n.Name, n.Zone, n.CPU.String(), n.Memory.String(), n.Node.Pods, n.BoundPods, state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", n.Name, n.Zone, n.CPU.String(), n.Memory.String(), n.Pods, n.BoundPods, state)
 	}
 	return tw.Flush()
 }

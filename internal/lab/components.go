@@ -112,7 +112,7 @@ func componentKey(comp component) string        { return string(comp) + ".key" }
 // election is off (one replica of each) and so is serving: nothing scrapes
 // metrics, and a secure port per component would cost ports and
 // certificates for nothing.
-func componentArgs(st *state, c *clusterState, comp component, dir string, host bool) []string {
+func componentArgs(st *state, comp component, dir string, host bool) []string {
 	path := func(f string) string { return filepath.Join(dir, f) }
 	kubeconfig := "--kubeconfig=" + path(componentKubeconfig(comp))
 	switch comp {

@@ -34,7 +34,6 @@ func TestControlComponents(t *testing.T) {
 
 func TestComponentArgs(t *testing.T) {
 	st := &state{Mode: ModeFull, KubeControllerManager: "/kcm", KubeScheduler: "/ks", Kwok: "/kwok"}
-	c := &clusterState{Name: "berlin"}
 	for _, tc := range []struct {
 		name     string
 		comp     component
@@ -61,7 +60,7 @@ func TestComponentArgs(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := componentArgs(st, c, tc.comp, "/d", tc.host)
+			args := componentArgs(st, tc.comp, "/d", tc.host)
 			if args[0] != tc.wantBin || !slices.Contains(args, "--kubeconfig="+tc.wantKube) {
 				t.Errorf("args %v: want binary %s and kubeconfig %s", args, tc.wantBin, tc.wantKube)
 			}
@@ -79,7 +78,7 @@ func TestComponentArgs(t *testing.T) {
 	}
 
 	controllers := func(host bool) []string {
-		for _, a := range componentArgs(st, c, compControllerManager, "/d", host) {
+		for _, a := range componentArgs(st, compControllerManager, "/d", host) {
 			if list, ok := strings.CutPrefix(a, "--controllers="); ok {
 				return strings.Split(list, ",")
 			}

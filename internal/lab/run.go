@@ -168,7 +168,7 @@ func (l *Lab) ensureControl(ctx context.Context, st *state, c *clusterState, rec
 		if c.proc(comp).running() {
 			continue
 		}
-		p, err := startProcess(st.binary(comp), componentArgs(st, c, comp, dir, st.isHost(c.Name)), componentEnv(comp, dir), dir,
+		p, err := startProcess(st.binary(comp), componentArgs(st, comp, dir, st.isHost(c.Name)), componentEnv(comp, dir), dir,
 			filepath.Join(dir, componentLog(comp)))
 		if err != nil {
 			return fmt.Errorf("cluster %s: %w", c.Name, err)
