@@ -11,8 +11,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 KUBEFED_LAB_KUBE_APISERVER=$(scripts/tool.sh kube-apiserver)
-export KUBEFED_LAB_KUBE_APISERVER
+KUBEFED_LAB_KUBE_CONTROLLER_MANAGER=$(scripts/tool.sh kube-controller-manager)
+KUBEFED_LAB_KUBE_SCHEDULER=$(scripts/tool.sh kube-scheduler)
+KUBEFED_LAB_KWOK=$(scripts/tool.sh kwok)
+export KUBEFED_LAB_KUBE_APISERVER KUBEFED_LAB_KUBE_CONTROLLER_MANAGER KUBEFED_LAB_KUBE_SCHEDULER KUBEFED_LAB_KWOK
 go build -o bin/kubefed-lab ./cmd/kubefed-lab
+go build -o bin/terraform-provider-kubefed .
+export KUBEFED_PROVIDER_BINARY=$root/bin/terraform-provider-kubefed
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 if [ ! -d "$lab_dir" ]; then
   trap 'bin/kubefed-lab -dir "$lab_dir" down' EXIT

@@ -16,6 +16,9 @@ tofu=$(scripts/tool.sh tofu)
 terraform=$(scripts/tool.sh terraform)
 
 go build -o bin/kubefed-lab ./cmd/kubefed-lab
+# Tests that run the CLI as a child process use this build of the provider.
+go build -o bin/terraform-provider-kubefed .
+export KUBEFED_PROVIDER_BINARY=$root/bin/terraform-provider-kubefed
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 if [ ! -d "$lab_dir" ]; then
   trap 'bin/kubefed-lab -dir "$lab_dir" down' EXIT
