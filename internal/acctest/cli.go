@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,7 +44,7 @@ func ProviderBinary(t testing.TB) string {
 		cmd := exec.Command("go", "build", "-o", built, ".")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("building the provider: %v\n%s", err, out)
+			buildErr = fmt.Errorf("building the provider: %w\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
@@ -131,7 +132,8 @@ func (w *Workspace) Run(args ...string) (int, string) {
 	cmd := w.Command(args...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	if exit, ok := err.(*exec.ExitError); ok {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
 		return exit.ExitCode(), out.String()
 	}
 	if err != nil {

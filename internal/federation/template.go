@@ -220,7 +220,7 @@ func jsonSyntax(text string) error {
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
 		line := 1 + strings.Count(trimmed[:syntax.Offset], "\n")
-		return fmt.Errorf("template: invalid JSON at line %d, byte %d: %v", line, syntax.Offset, syntax)
+		return fmt.Errorf("template: invalid JSON at line %d, byte %d: %w", line, syntax.Offset, syntax)
 	}
 	if err != nil {
 		return fmt.Errorf("template: invalid JSON: %w", err)

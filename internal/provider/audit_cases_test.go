@@ -15,7 +15,7 @@ func auditCases(t *testing.T, prefix, ns string) []auditCase {
 	cases = append(cases, auditClusterCases(t, prefix)...)
 	cases = append(cases, auditTypeCases()...)
 	cases = append(cases, auditObjectCases(prefix, ns)...)
-	cases = append(cases, auditPreferenceCases(prefix, ns)...)
+	cases = append(cases, auditPreferenceCases(ns)...)
 	cases = append(cases, auditDataSourceCases()...)
 	return cases
 }
@@ -260,7 +260,7 @@ resource "kubefed_federated_object" "bad" {
 	}
 }
 
-func auditPreferenceCases(prefix, ns string) []auditCase {
+func auditPreferenceCases(ns string) []auditCase {
 	rsp := func(attrs string) string {
 		return fmt.Sprintf(`
 resource "kubefed_replica_scheduling_preference" "bad" {

@@ -81,7 +81,7 @@ resource "kubefed_federated_type" "services" {
 	wrote, named, namedCluster, needCluster := 0, 0, 0, 0
 	scratch := acctest.NewWorkspace(t)
 	for _, c := range cases {
-		before := federationFootprint(t, ns, prefix)
+		before := federationFootprint(t, ns)
 		run := ws
 		if c.provider != "" {
 			run = scratch
@@ -91,7 +91,7 @@ resource "kubefed_federated_type" "services" {
 		}
 		stage, out := auditRun(run)
 		counts[stage]++
-		after := federationFootprint(t, ns, prefix)
+		after := federationFootprint(t, ns)
 		changed := !slices.Equal(before, after)
 		if changed && stage != stageApply {
 			wrote++
@@ -164,7 +164,7 @@ func excerptOf(out string) string {
 // federationFootprint lists what the audit's inputs could write: the
 // host's registrations, types, federated objects, preferences and
 // credential Secrets, and the members' objects in the audit's namespace.
-func federationFootprint(t *testing.T, ns, prefix string) []string {
+func federationFootprint(t *testing.T, ns string) []string {
 	t.Helper()
 	host := newHostClients(t)
 	ctx := context.Background()

@@ -264,7 +264,7 @@ func TestAccReliability_refusedRegistrationLeavesNothing(t *testing.T) {
 			Check: func(*terraform.State) error {
 				_, err := host.kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), name+"-credentials", metav1.GetOptions{})
 				if !apierrors.IsNotFound(err) {
-					return fmt.Errorf("the refused registration left its Secret: %v", err)
+					return fmt.Errorf("the refused registration left its Secret: %w", err)
 				}
 				return nil
 			},
