@@ -62,7 +62,7 @@ func (r *Registry) RegisterCluster(ctx context.Context, c Cluster) error {
 	}
 	if err := r.applySecret(ctx, c); err != nil {
 		if derr := r.clusters().Delete(ctx, c.Name, metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
-			return fmt.Errorf("%w; removing the KubeFedCluster %s/%s written before failed too, remove it by hand: %v", err, r.namespace, c.Name, derr)
+			return fmt.Errorf("%w; removing the KubeFedCluster %s/%s written before failed too, remove it by hand: %w", err, r.namespace, c.Name, derr)
 		}
 		return err
 	}
