@@ -38,7 +38,7 @@ func compileField(path, want string) (fieldMatch, error) {
 		return m, nil
 	}
 	if m.re, err = regexp.Compile(want); err != nil {
-		return m, fmt.Errorf("the value for %s is not a valid regular expression (%v); a value with any of the characters \\.+*?()|[]{}^$ is one: put \\ before each of them to mean the characters themselves", path, err)
+		return m, fmt.Errorf("the value for %s is not a valid regular expression (%w); a value with any of the characters \\.+*?()|[]{}^$ is one: put \\ before each of them to mean the characters themselves", path, err)
 	}
 	return m, nil
 }

@@ -99,14 +99,8 @@ func statefulSetStatus(obj map[string]any) Status {
 	if st.Available, reported = integer(obj, "status", "availableReplicas"); !reported {
 		st.Available = st.Ready
 	}
-	if msg, ok := observed(obj); !ok {
-		st.Message = msg
-		return st
-	}
-	if text(obj, "spec", "updateStrategy", "type") == "OnDelete" {
-		st.Done = true
-		st.Message = "OnDelete update strategy: pods change when they are deleted; " + st.counts()
-		return st
+	if early, ok := unobservedOrOnDelete(obj, st); ok {
+		return early
 	}
 	st.Message = st.counts()
 	ready := st.Ready == st.Desired && st.Available == st.Desired
@@ -133,18 +127,28 @@ func daemonSetStatus(obj map[string]any) Status {
 		Updated:   count(obj, "status", "updatedNumberScheduled"),
 		Available: count(obj, "status", "numberAvailable"),
 	}
-	if msg, ok := observed(obj); !ok {
-		st.Message = msg
-		return st
-	}
-	if text(obj, "spec", "updateStrategy", "type") == "OnDelete" {
-		st.Done = true
-		st.Message = "OnDelete update strategy: pods change when they are deleted; " + st.counts()
-		return st
+	if early, ok := unobservedOrOnDelete(obj, st); ok {
+		return early
 	}
 	st.Message = st.counts()
 	st.Done = st.Updated == st.Desired && st.Available == st.Desired
 	return st
+}
+
+// unobservedOrOnDelete is st, and true, when the StatefulSet or DaemonSet
+// controller has not observed the latest spec, or when the OnDelete
+// strategy leaves nothing to roll out.
+func unobservedOrOnDelete(obj map[string]any, st Status) (Status, bool) {
+	if msg, ok := observed(obj); !ok {
+		st.Message = msg
+		return st, true
+	}
+	if text(obj, "spec", "updateStrategy", "type") == "OnDelete" {
+		st.Done = true
+		st.Message = "OnDelete update strategy: pods change when they are deleted; " + st.counts()
+		return st, true
+	}
+	return st, false
 }
 
 // desiredReplicas is spec.replicas, which the API server defaults to 1.
