@@ -43,7 +43,8 @@
 // message names the pod, the container, its restarts and last exit code
 // ([FailingPods]). Only pods of the new revision count, so that fixing a
 // crash-looping workload is not failed by the old pods it replaces: the
-// current ReplicaSet's pod-template-hash for Deployments,
+// pod-template-hash of the ReplicaSet whose template is the Deployment's
+// (found as the Deployment controller finds it) for Deployments,
 // status.updateRevision for StatefulSets, the template generation for
 // DaemonSets. Until the controller has observed the latest generation no
 // pod counts.

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"fmt"
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -20,4 +21,36 @@ func object(t *testing.T, src string) map[string]any {
 		t.Fatalf("fixture is not an object: %v", err)
 	}
 	return obj
+}
+
+// webTemplate is the pod template of the web Deployment, running image,
+// with the extra labels given.
+func webTemplate(image, labels string) string {
+	return fmt.Sprintf(`{metadata: {labels: {app: web%s}}, spec: {containers: [{name: app, image: %q, resources: {requests: {cpu: 100m}}}]}}`, labels, image)
+}
+
+// webDeployment is the web Deployment with the given replicas, running
+// image, and status.
+func webDeployment(replicas int, image, status string) string {
+	return fmt.Sprintf(`{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, uid: d-1, generation: 2},
+		spec: {replicas: %d, selector: {matchLabels: {app: web}}, template: %s}, status: %s}`, replicas, webTemplate(image, ""), status)
+}
+
+// webReplicaSet is a ReplicaSet that the Deployment with uid owner
+// controls, created at the given time, whose pods run image.
+func webReplicaSet(hash, image, owner, created string) string {
+	return fmt.Sprintf(`{apiVersion: apps/v1, kind: ReplicaSet,
+		metadata: {name: web-%s, creationTimestamp: %q, labels: {app: web, pod-template-hash: %s}, ownerReferences: [{uid: %s, controller: true}]},
+		spec: {selector: {matchLabels: {app: web, pod-template-hash: %s}}, template: %s}}`,
+		hash, created, hash, owner, hash, webTemplate(image, ", pod-template-hash: "+hash))
+}
+
+// webReplicaSets are the ReplicaSets of the web Deployment: hash old runs
+// web:1, hash new web:2.
+func webReplicaSets(t *testing.T) []map[string]any {
+	t.Helper()
+	return []map[string]any{
+		object(t, webReplicaSet("old", "web:1", "d-1", "2026-04-01T10:00:00Z")),
+		object(t, webReplicaSet("new", "web:2", "d-1", "2026-05-01T10:00:00Z")),
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -17,10 +18,9 @@ import (
 // The labels and annotations by which the controllers say which revision
 // a pod runs.
 const (
-	// Deployments: the ReplicaSet of the current revision carries the
-	// Deployment's revision annotation, and its pods its pod-template-hash.
-	deploymentRevisionAnnotation = "deployment.kubernetes.io/revision"
-	podTemplateHashLabel         = "pod-template-hash"
+	// Deployments: the current ReplicaSet's pods carry its
+	// pod-template-hash.
+	podTemplateHashLabel = "pod-template-hash"
 	// StatefulSets: a pod's revision label names its ControllerRevision,
 	// which status.updateRevision names for the revision rolling out.
 	controllerRevisionLabel = "controller-revision-hash"
@@ -92,7 +92,8 @@ func PodSelector(obj map[string]any) (sel labels.Selector, ok bool, err error) {
 // rolling out to: its selector plus the label of that revision, so that
 // old pods on their way out (crash-looping ones, say, that the rollout
 // replaces) do not count against it. For a Deployment, pass the
-// ReplicaSets its selector matches: the current one says the revision.
+// ReplicaSets its selector matches: the one it controls whose template is
+// its own says the revision.
 // ok is false when the object has no pods, or when the revision cannot be
 // told yet (the controller has not observed the latest spec).
 func CurrentPodSelector(obj map[string]any, replicaSets []map[string]any) (sel labels.Selector, ok bool, err error) {
@@ -134,23 +135,41 @@ func revisionLabel(obj map[string]any, replicaSets []map[string]any) (key, value
 	return "", "", true
 }
 
-// deploymentRevision finds the ReplicaSet the Deployment controls whose
-// revision is the Deployment's.
+// deploymentRevision finds the Deployment's current ReplicaSet as the
+// Deployment controller does: the oldest it controls whose pod template,
+// but for the pod-template-hash label, is the Deployment's.
 func deploymentRevision(obj map[string]any, replicaSets []map[string]any) (key, value string, ok bool) {
-	revision := text(obj, "metadata", "annotations", deploymentRevisionAnnotation)
+	want, err := podTemplate(obj)
+	if err != nil {
+		return "", "", false
+	}
 	uid := text(obj, "metadata", "uid")
-	for _, rs := range replicaSets {
-		if revision == "" || text(rs, "metadata", "annotations", deploymentRevisionAnnotation) != revision {
-			continue
-		}
-		if !controlledBy(rs, uid) {
-			continue
-		}
-		if hash := text(rs, "metadata", "labels", podTemplateHashLabel); hash != "" {
+	owned := slices.DeleteFunc(slices.Clone(replicaSets), func(rs map[string]any) bool { return !controlledBy(rs, uid) })
+	slices.SortStableFunc(owned, func(a, b map[string]any) int {
+		return strings.Compare(text(a, "metadata", "creationTimestamp"), text(b, "metadata", "creationTimestamp"))
+	})
+	for _, rs := range owned {
+		got, err := podTemplate(rs)
+		hash := got.Labels[podTemplateHashLabel]
+		delete(got.Labels, podTemplateHashLabel)
+		if err == nil && hash != "" && apiequality.Semantic.DeepEqual(got, want) {
 			return podTemplateHashLabel, hash, true
 		}
 	}
 	return "", "", false
+}
+
+// podTemplate is the spec.template of obj, typed so that it compares as
+// the controllers compare it (quantities by value, say).
+func podTemplate(obj map[string]any) (corev1.PodTemplateSpec, error) {
+	var t corev1.PodTemplateSpec
+	raw, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "template")
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return t, fmt.Errorf("%s %s has no pod template", text(obj, "kind"), text(obj, "metadata", "name"))
+	}
+	err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &t)
+	return t, err
 }
 
 // controlledBy says whether obj's controller is the object with uid.

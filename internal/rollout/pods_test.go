@@ -153,18 +153,9 @@ func TestUnschedulableWithoutTransitionTimeCountsFromCreation(t *testing.T) {
 }
 
 func TestCurrentPodSelector(t *testing.T) {
-	const deployment = `{apiVersion: apps/v1, kind: Deployment,
-		metadata: {name: web, uid: d-1, generation: 3, annotations: {deployment.kubernetes.io/revision: "2"}},
-		spec: {selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}}},
-		status: {observedGeneration: 3}}`
-	replicaSets := []string{
-		`{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: web-old, labels: {pod-template-hash: old},
-			annotations: {deployment.kubernetes.io/revision: "1"}, ownerReferences: [{uid: d-1, controller: true}]}}`,
-		`{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: web-new, labels: {pod-template-hash: new},
-			annotations: {deployment.kubernetes.io/revision: "2"}, ownerReferences: [{uid: d-1, controller: true}]}}`,
-	}
-	foreign := `{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: other-x, labels: {pod-template-hash: x},
-		annotations: {deployment.kubernetes.io/revision: "2"}, ownerReferences: [{uid: d-2, controller: true}]}}`
+	deployment := webDeployment(3, "web:2", "{observedGeneration: 2}")
+	old := webReplicaSet("old", "web:1", "d-1", "2026-04-01T10:00:00Z")
+	current := webReplicaSet("new", "web:2", "d-1", "2026-05-01T10:00:00Z")
 	tests := []struct {
 		name        string
 		obj         string
@@ -173,15 +164,20 @@ func TestCurrentPodSelector(t *testing.T) {
 		wantOK      bool
 		wantErr     bool
 	}{
-		{name: "a Deployment selects the pods of its current ReplicaSet", obj: deployment, replicaSets: replicaSets,
-			want: "app=web,pod-template-hash=new", wantOK: true},
-		{name: "a Deployment without its current ReplicaSet cannot tell its pods", obj: deployment, replicaSets: replicaSets[:1]},
-		{name: "a ReplicaSet of another Deployment with the same revision does not count", obj: deployment,
-			replicaSets: []string{foreign}},
-		{name: "a Deployment whose new spec is not observed yet cannot tell its pods", replicaSets: replicaSets,
-			obj: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, uid: d-1, generation: 4,
-				annotations: {deployment.kubernetes.io/revision: "2"}},
-				spec: {selector: {matchLabels: {app: web}}, template: {}}, status: {observedGeneration: 3}}`},
+		{name: "a Deployment selects the pods of the ReplicaSet with its template", obj: deployment,
+			replicaSets: []string{current, old}, want: "app=web,pod-template-hash=new", wantOK: true},
+		{name: "a Deployment rolled back to its first template selects the first ReplicaSet's pods", wantOK: true,
+			obj: webDeployment(3, "web:1", "{observedGeneration: 2}"), replicaSets: []string{current, old},
+			want: "app=web,pod-template-hash=old"},
+		{name: "a Deployment whose ReplicaSet for its template is not created yet cannot tell its pods", obj: deployment,
+			replicaSets: []string{old}},
+		{name: "the oldest of two ReplicaSets with the Deployment's template is the current one", obj: deployment, wantOK: true,
+			replicaSets: []string{current, webReplicaSet("dup", "web:2", "d-1", "2026-03-01T10:00:00Z")},
+			want:        "app=web,pod-template-hash=dup"},
+		{name: "a ReplicaSet of another Deployment with the same template does not count", obj: deployment,
+			replicaSets: []string{webReplicaSet("x", "web:2", "d-2", "2026-05-01T10:00:00Z")}},
+		{name: "a Deployment whose new spec is not observed yet cannot tell its pods", replicaSets: []string{current},
+			obj: webDeployment(3, "web:2", "{observedGeneration: 1}")},
 		{name: "a StatefulSet selects the pods of its update revision", wantOK: true, want: "app=db,controller-revision-hash=db-7c9",
 			obj: `{apiVersion: apps/v1, kind: StatefulSet, metadata: {name: db, generation: 2},
 				spec: {selector: {matchLabels: {app: db}}, template: {}},

@@ -161,21 +161,9 @@ func TestWaiterCheckConditionsAndFields(t *testing.T) {
 }
 
 func TestWaiterCheckRollout(t *testing.T) {
-	const midRollout = `{apiVersion: apps/v1, kind: Deployment,
-		metadata: {name: web, uid: d-1, generation: 2, annotations: {deployment.kubernetes.io/revision: "2"}},
-		spec: {replicas: 3, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}}},
-		status: {observedGeneration: 2, replicas: 4, updatedReplicas: 1, readyReplicas: 3, availableReplicas: 3}}`
-	const rolledOut = `{apiVersion: apps/v1, kind: Deployment,
-		metadata: {name: web, uid: d-1, generation: 2, annotations: {deployment.kubernetes.io/revision: "2"}},
-		spec: {replicas: 1, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}}},
-		status: {observedGeneration: 2, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1,
-			conditions: [{type: Available, status: "True"}]}}`
-	replicaSets := []string{
-		`{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: web-old, labels: {pod-template-hash: old},
-			annotations: {deployment.kubernetes.io/revision: "1"}, ownerReferences: [{uid: d-1, controller: true}]}}`,
-		`{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: web-new, labels: {pod-template-hash: new},
-			annotations: {deployment.kubernetes.io/revision: "2"}, ownerReferences: [{uid: d-1, controller: true}]}}`,
-	}
+	midRollout := webDeployment(3, "web:2", "{observedGeneration: 2, replicas: 4, updatedReplicas: 1, readyReplicas: 3, availableReplicas: 3}")
+	rolledOut := webDeployment(1, "web:2", `{observedGeneration: 2, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1,
+		conditions: [{type: Available, status: "True"}]}`)
 	off := false
 	tests := []struct {
 		name string
@@ -230,9 +218,7 @@ func TestWaiterCheckRollout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var rs []map[string]any
 			if !tt.orphanPods {
-				for _, r := range replicaSets {
-					rs = append(rs, object(t, r))
-				}
+				rs = webReplicaSets(t)
 			}
 			w, errs := NewWaiter("apps/v1", "Deployment", tt.in)
 			if len(errs) > 0 {
