@@ -10,7 +10,7 @@ import (
 
 // object decodes a live object written in YAML the way the dynamic client
 // decodes one: whole numbers become int64.
-func object(t *testing.T, src string) map[string]any {
+func object(t testing.TB, src string) map[string]any {
 	t.Helper()
 	raw, err := yaml.YAMLToJSON([]byte(src))
 	if err != nil {
@@ -47,7 +47,7 @@ func webReplicaSet(hash, image, owner, created string) string {
 
 // webReplicaSets are the ReplicaSets of the web Deployment: hash old runs
 // web:1, hash new web:2.
-func webReplicaSets(t *testing.T) []map[string]any {
+func webReplicaSets(t testing.TB) []map[string]any {
 	t.Helper()
 	return []map[string]any{
 		object(t, webReplicaSet("old", "web:1", "d-1", "2026-04-01T10:00:00Z")),
