@@ -106,7 +106,8 @@ func normalCondition(cond Condition, before []Condition) (Condition, string) {
 		return cond, fmt.Sprintf("the status of condition %s must be True, False or Unknown, not %q", cond.Type, cond.Status)
 	}
 	for j, other := range before {
-		if strings.EqualFold(other.Type, norm.Type) && other.Status != norm.Status {
+		valid := statusWord(other.Status) == other.Status
+		if valid && strings.EqualFold(other.Type, norm.Type) && other.Status != norm.Status {
 			return norm, fmt.Sprintf("condition %s cannot be %s: conditions[%d] requires it to be %s", norm.Type, norm.Status, j, other.Status)
 		}
 	}

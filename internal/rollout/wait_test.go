@@ -59,6 +59,11 @@ func TestValidate(t *testing.T) {
 			want: []InputError{{Condition: 1, Message: "condition ready cannot be False: conditions[0] requires it to be True"}},
 		},
 		{
+			name: "a condition with a wrong status is reported once, not again as a contradiction",
+			in:   Config{Conditions: []Condition{{Type: "Ready", Status: "yes"}, {Type: "Ready"}}},
+			want: []InputError{{Condition: 0, Message: `the status of condition Ready must be True, False or Unknown, not "yes"`}},
+		},
+		{
 			name: "a field path that does not parse",
 			in:   Config{Fields: map[string]string{"status..phase": "Running"}},
 			want: []InputError{{Condition: -1, Field: "status..phase",
