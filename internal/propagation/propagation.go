@@ -72,6 +72,9 @@ type Result struct {
 	// Live is the object as the cluster holds it after an apply or a read,
 	// projected onto the fields that were applied; nil when there is none.
 	Live map[string]any
+	// Object is the whole live object after an apply or a read, status
+	// included, for what is read from it besides drift (its health).
+	Object map[string]any
 	// Found is false when a read found no object.
 	Found bool
 	// Warnings are what the member's API server warned about the object.
@@ -155,7 +158,7 @@ func Apply(ctx context.Context, m Member, o Object, rendered []byte, opts Option
 	if err := json.Unmarshal(rendered, &applied); err != nil {
 		return Result{Err: fmt.Errorf("the rendered object is not JSON: %w", err)}
 	}
-	return Result{Found: true, Live: Project(live.Object, applied), Warnings: warnings.List()}
+	return Result{Found: true, Live: Project(live.Object, applied), Object: live.Object, Warnings: warnings.List()}
 }
 
 // DryRun asks the member whether it would accept the rendered object,
@@ -184,7 +187,7 @@ func Read(ctx context.Context, m Member, o Object, applied map[string]any, opts 
 	if err != nil {
 		return Result{Err: explain(m, o, err, opts)}
 	}
-	return Result{Found: true, Live: Project(live.Object, applied)}
+	return Result{Found: true, Live: Project(live.Object, applied), Object: live.Object}
 }
 
 // Get fetches the object as the member holds it; found is false when it

@@ -172,6 +172,29 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				UpdateDescription: "How long update may take; defaults to 5m.",
 				DeleteDescription: "How long delete may take; defaults to 5m.",
 			}),
+			"wait":             waitAttribute(),
+			"rollout_strategy": rolloutStrategyAttribute(),
+			"rollout_plan": schema.ListAttribute{
+				Computed:    true,
+				ElementType: types.ListType{ElemType: types.StringType},
+				Description: "The order in which apply updates the placed clusters, computed at plan time from `rollout_strategy`: " +
+					"a list of stages, each a list of cluster names, e.g. `[[\"berlin\"], [\"new-york\", \"san-francisco\"]]`. " +
+					"One stage of every cluster without a strategy.",
+			},
+			"cluster_health": schema.MapNestedAttribute{
+				Computed: true,
+				Description: "For each cluster that holds the object, how it does there, as the last refresh or apply read it: " +
+					"whether it is `ready` (rolled out, for a workload), its replica counts and a one-line `message`. A refresh that " +
+					"only changes health changes no plan.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"ready":              schema.BoolAttribute{Computed: true, Description: "Whether the object runs as it should."},
+					"replicas":           schema.Int64Attribute{Computed: true, Description: "Desired replicas."},
+					"ready_replicas":     schema.Int64Attribute{Computed: true, Description: "Ready replicas."},
+					"updated_replicas":   schema.Int64Attribute{Computed: true, Description: "Replicas of the latest template."},
+					"available_replicas": schema.Int64Attribute{Computed: true, Description: "Available replicas."},
+					"message":            schema.StringAttribute{Computed: true, Description: "How the object does, in a line."},
+				}},
+			},
 			"placed_clusters": schema.SetAttribute{
 				Computed:    true,
 				ElementType: types.StringType,

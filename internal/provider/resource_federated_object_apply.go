@@ -14,6 +14,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
@@ -44,10 +45,11 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	}
 	input := diffInput(in, snapshot, plan, prior)
 	ops := reconcile.Diff(input)
-	outcomes := r.carryOut(ctx, in, snapshot, input, ops, diags)
+	outcomes, health := r.rollOut(ctx, in, snapshot, input, ops, diags)
 	record := reconcile.Fold(input, ops, outcomes)
 	plan.Rendered = stringMap(record.Held)
 	plan.ClusterStatus = statusValue(record.Status, diags)
+	plan.ClusterHealth = healthAfter(prior, record, health, diags)
 	r.recordInHost(ctx, in, record, prior == nil, diags)
 	reportFailures(in, record, diags)
 	return true
@@ -78,6 +80,9 @@ func (r *federatedObjectResource) applyInputs(ctx context.Context, plan *federat
 		plan.PlacedClusters = stringSet(out.placed)
 		plan.Rendered = stringMap(out.rendered)
 	}
+	if plan.RolloutPlan.IsUnknown() {
+		plan.RolloutPlan = r.plannedOrder(in, setStrings(plan.PlacedClusters), diags)
+	}
 	plan.ID = types.StringValue(in.id)
 	return in, snapshot, true
 }
@@ -94,6 +99,7 @@ func diffInput(in *objectInputs, snapshot *runstate.Snapshot, plan, prior *feder
 	}
 	if prior != nil {
 		input.Held = mapStrings(prior.Rendered)
+		input.Pending = pendingRollouts(in, prior)
 	}
 	for _, names := range [][]string{sortedKeys(input.Want), sortedKeys(input.Held)} {
 		for _, name := range names {
@@ -117,7 +123,7 @@ func reachOf(snapshot *runstate.Snapshot, name string) reconcile.Reach {
 // carryOut runs the applies and removals on their members, in parallel,
 // and returns their outcomes; work that never started has none.
 func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	input reconcile.Input, ops []reconcile.Operation, diags *diag.Diagnostics) []reconcile.Outcome {
+	input reconcile.Input, ops []reconcile.Operation, health map[string]rollout.Health, diags *diag.Diagnostics) []reconcile.Outcome {
 	var outcomes []reconcile.Outcome
 	var members []propagation.Member
 	payloads := map[string][]byte{}
@@ -149,9 +155,31 @@ func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs
 		if res.NotRun {
 			continue
 		}
+		if res.Object != nil {
+			health[res.Cluster] = rollout.HealthOf(res.Object)
+		}
 		outcomes = append(outcomes, outcomeOf(res))
 	}
 	return outcomes
+}
+
+// healthAfter is cluster_health after an apply: what the apply saw of the
+// clusters it touched, what the state had of the others, for the clusters
+// that hold the object.
+func healthAfter(prior *federatedObjectModel, record reconcile.Record, seen map[string]rollout.Health, diags *diag.Diagnostics) types.Map {
+	health := map[string]rollout.Health{}
+	if prior != nil {
+		health = healthEntries(prior.ClusterHealth)
+	}
+	for cluster, h := range seen {
+		health[cluster] = h
+	}
+	for cluster := range health {
+		if _, holds := record.Held[cluster]; !holds {
+			delete(health, cluster)
+		}
+	}
+	return healthValue(health, diags)
 }
 
 func outcomeOf(res propagation.Result) reconcile.Outcome {

@@ -14,6 +14,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 )
 
 // objectInputs are a federated object's configuration, checked and turned
@@ -27,6 +28,9 @@ type objectInputs struct {
 	renderer *federation.Renderer
 	orphan   bool
 	force    bool
+	// waiter says what apply waits for on each cluster it writes to.
+	waiter   rollout.Waiter
+	strategy strategy
 	// seen holds the clusters registered when refresh read the object;
 	// nil when it did not.
 	seen map[string]bool
@@ -69,7 +73,37 @@ func (r *federatedObjectResource) inputs(ctx context.Context, m *federatedObject
 		diags.AddAttributeError(path.Root("template"), "Template does not match the type", err.Error())
 		return nil, diags
 	}
+	if err := in.rolloutInputs(ctx, m); err != nil {
+		addInputError(&diags, err)
+		return nil, diags
+	}
 	return in, diags
+}
+
+// rolloutInputs reads wait and rollout_strategy.
+func (in *objectInputs) rolloutInputs(ctx context.Context, m *federatedObjectModel) error {
+	cfg, err := waitConfig(ctx, m.Wait)
+	if err != nil {
+		return err
+	}
+	waiter, errs := rollout.NewWaiter(in.identity.APIVersion, in.identity.Kind, cfg)
+	if len(errs) > 0 {
+		return attributeErr(path.Root("wait"), errs[0])
+	}
+	in.waiter = waiter
+	in.strategy, err = strategyOf(ctx, m.RolloutStrategy)
+	return err
+}
+
+// order is the rollout order of the placed clusters.
+func (in *objectInputs) order(placed []string) (rollout.Order, error) {
+	if !in.strategy.staged() {
+		if len(placed) == 0 {
+			return rollout.Order{}, nil
+		}
+		return rollout.Order{Stages: [][]string{placed}}, nil
+	}
+	return rollout.Plan(placed, in.strategy.stages, in.strategy.maxConcurrent)
 }
 
 // enabledType is the type called name, as this run sees it.

@@ -27,9 +27,13 @@ type federatedObjectModel struct {
 	DeletionPolicy  types.String   `tfsdk:"deletion_policy"`
 	ForceConflicts  types.Bool     `tfsdk:"force_conflicts"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+	Wait            types.Object   `tfsdk:"wait"`
+	RolloutStrategy types.Object   `tfsdk:"rollout_strategy"`
 	PlacedClusters  types.Set      `tfsdk:"placed_clusters"`
 	Rendered        types.Map      `tfsdk:"rendered"`
 	ClusterStatus   types.Map      `tfsdk:"cluster_status"`
+	RolloutPlan     types.List     `tfsdk:"rollout_plan"`
+	ClusterHealth   types.Map      `tfsdk:"cluster_health"`
 }
 
 type placementModel struct {

@@ -78,7 +78,8 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	plan.ID = types.StringValue(in.id)
 	plan.PlacedClusters = stringSet(out.placed)
 	plan.Rendered = stringMap(out.rendered)
-	plan.ClusterStatus = plannedStatus(prior, out)
+	plan.RolloutPlan = r.plannedOrder(in, out.placed, &resp.Diagnostics)
+	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(in, prior, out)
 	r.checkMembers(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), prior == nil && !replacing, &resp.Diagnostics)
 	if prior == nil {
 		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, in.id, out.placed)...)
@@ -130,16 +131,48 @@ func planUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, reason 
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("placed_clusters"), types.SetUnknown(types.StringType))...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rendered"), types.MapUnknown(types.StringType))...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("cluster_status"), types.MapUnknown(clusterStatusType))...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("cluster_health"), types.MapUnknown(healthType))...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rollout_plan"), types.ListUnknown(rolloutPlanType.ElemType))...)
 }
 
-// plannedStatus keeps the prior status when nothing changes, and leaves it
-// to apply otherwise.
-func plannedStatus(prior *federatedObjectModel, out planned) types.Map {
+// plannedOutcome keeps the prior status and health when apply has nothing
+// to do, and leaves them to apply otherwise. A cluster whose last rollout
+// did not finish is work: apply waits for it again.
+func plannedOutcome(in *objectInputs, prior *federatedObjectModel, out planned) (status, health types.Map) {
 	if prior != nil && maps.Equal(mapStrings(prior.Rendered), out.rendered) &&
-		slices.Equal(setStrings(prior.PlacedClusters), out.placed) && !prior.ClusterStatus.IsUnknown() {
-		return prior.ClusterStatus
+		slices.Equal(setStrings(prior.PlacedClusters), out.placed) && !prior.ClusterStatus.IsUnknown() &&
+		len(pendingRollouts(in, prior)) == 0 {
+		return prior.ClusterStatus, prior.ClusterHealth
 	}
-	return types.MapUnknown(clusterStatusType)
+	return types.MapUnknown(clusterStatusType), types.MapUnknown(healthType)
+}
+
+// pendingRollouts are the clusters whose last rollout did not finish, when
+// apply waits for rollouts.
+func pendingRollouts(in *objectInputs, prior *federatedObjectModel) map[string]bool {
+	pending := map[string]bool{}
+	if prior == nil || !in.waiter.Needed() {
+		return pending
+	}
+	for cluster, s := range statusEntries(prior.ClusterStatus) {
+		if s.RolloutUnfinished() {
+			pending[cluster] = true
+		}
+	}
+	return pending
+}
+
+// plannedOrder is rollout_plan: the order of the placed clusters.
+func (r *federatedObjectResource) plannedOrder(in *objectInputs, placed []string, diags *diag.Diagnostics) types.List {
+	order, err := in.order(placed)
+	if err != nil {
+		diags.AddAttributeError(path.Root("rollout_strategy").AtName("stages"), "Invalid rollout stages", err.Error())
+	}
+	if len(order.Unknown) > 0 {
+		diags.AddAttributeWarning(path.Root("rollout_strategy").AtName("stages"), "Stages name clusters that are not placed",
+			fmt.Sprintf("rollout_strategy.stages names %s, which %s is not placed on: they are left out.", strings.Join(order.Unknown, ", "), in.object))
+	}
+	return rolloutPlanValue(order.Stages, diags)
 }
 
 // candidates are the clusters an object may be placed on, as the plan sees

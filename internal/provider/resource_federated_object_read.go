@@ -18,6 +18,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
@@ -52,8 +53,14 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	held := r.heldToRead(ctx, in, snapshot, &state, importing, &resp.Diagnostics)
-	state.Rendered = stringMap(r.readMembers(ctx, in, snapshot, held, &resp.Diagnostics))
+	now, health := r.readMembers(ctx, in, snapshot, held, healthEntries(state.ClusterHealth), &resp.Diagnostics)
+	state.Rendered = stringMap(now)
+	state.ClusterHealth = healthValue(health, &resp.Diagnostics)
 	state.ClusterStatus = readStatus(state.ClusterStatus, mapStrings(state.Rendered), held, &resp.Diagnostics)
+	if state.RolloutPlan.IsNull() {
+		// An imported object, or one written before the order was kept.
+		state.RolloutPlan = r.plannedOrder(in, setStrings(state.PlacedClusters), &resp.Diagnostics)
+	}
 	if !importing {
 		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
 		resp.Diagnostics.Append(refreshFromHost(ctx, &state, in, host)...)
@@ -169,11 +176,18 @@ func configFromHost(ctx context.Context, m *federatedObjectModel, ft registry.Fe
 }
 
 // readMembers fetches the object from each cluster in held, in parallel,
-// and returns what each holds, projected onto what was applied there. An
-// object deleted out of band drops out, so the plan re-creates it; an
-// unreachable cluster keeps its entry, with a warning.
-func (r *federatedObjectResource) readMembers(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot, held map[string]string, diags *diag.Diagnostics) map[string]string {
+// and returns what each holds, projected onto what was applied there, and
+// how it does there. An object deleted out of band drops out, so the plan
+// re-creates it; an unreachable cluster keeps its entries, with a warning.
+func (r *federatedObjectResource) readMembers(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot, held map[string]string,
+	priorHealth map[string]rollout.Health, diags *diag.Diagnostics) (map[string]string, map[string]rollout.Health) {
 	now := map[string]string{}
+	health := map[string]rollout.Health{}
+	for cluster, h := range priorHealth {
+		if _, ok := held[cluster]; ok {
+			health[cluster] = h
+		}
+	}
 	applied := map[string]map[string]any{}
 	var members []propagation.Member
 	for _, cluster := range sortedKeys(held) {
@@ -200,6 +214,7 @@ func (r *federatedObjectResource) readMembers(ctx context.Context, in *objectInp
 			diags.AddWarning(fmt.Sprintf("Cluster %q could not be read", res.Cluster),
 				"The state keeps what the cluster last held. "+res.Err.Error())
 		case res.Found:
+			health[res.Cluster] = rollout.HealthOf(res.Object)
 			display, err := in.canonical(res.Live)
 			if err != nil {
 				now[res.Cluster] = held[res.Cluster]
@@ -207,9 +222,11 @@ func (r *federatedObjectResource) readMembers(ctx context.Context, in *objectInp
 				continue
 			}
 			now[res.Cluster] = display
+		default:
+			delete(health, res.Cluster)
 		}
 	}
-	return now
+	return now, health
 }
 
 func decodeObject(text string) (map[string]any, error) {

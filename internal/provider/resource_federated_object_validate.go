@@ -27,6 +27,7 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 		return
 	}
 	validateTimeouts(ctx, m.Timeouts, &resp.Diagnostics)
+	validateRollout(ctx, &m, &resp.Diagnostics)
 	warnPlacementBoth(m.Placement, &resp.Diagnostics)
 	if m.Template.IsUnknown() || m.Template.IsNull() {
 		return

@@ -10,7 +10,22 @@ type Outcome struct {
 	// Uncertain says the request may or may not have taken effect: it was
 	// cut off in flight (a timeout, a cancellation, a lost connection).
 	Uncertain bool
+	// Rollout is how waiting for the object to run ended, for an Apply or
+	// a Wait that was waited for: RolloutDone, RolloutFailed or
+	// RolloutTimedOut, with a message. Empty when nothing was waited for.
+	Rollout        string
+	RolloutMessage string
+	// Stopped says why the operation was not carried out: an earlier stage
+	// of a staged rollout failed.
+	Stopped string
 }
+
+// How waiting for a rollout ended.
+const (
+	RolloutDone     = "done"
+	RolloutFailed   = "failed"
+	RolloutTimedOut = "timed out"
+)
 
 // Record is what the state says of every cluster after an apply.
 type Record struct {
@@ -35,6 +50,12 @@ func (s Status) Failed() bool {
 		return false
 	}
 	return true
+}
+
+// RolloutUnfinished reports whether the cluster holds the object but its
+// rollout did not finish.
+func (s Status) RolloutUnfinished() bool {
+	return s.Status == StatusRolloutFailed || s.Status == StatusRolloutTimedOut
 }
 
 // Failed reports whether any cluster's status is a failure.
@@ -86,6 +107,10 @@ func (rec *Record) fold(in Input, op Operation, o Outcome, ran bool) {
 	case op.Action == Forget:
 		delete(rec.Held, c)
 		delete(rec.Status, c)
+	case ran && o.Stopped != "":
+		rec.Status[c] = Status{Status: StatusNotUpdated, Message: o.Stopped}
+	case op.Action == Wait && !ran:
+		rec.Status[c] = Status{Status: StatusRolloutTimedOut, Message: "the apply ended before the rollout was waited for; the next apply waits again"}
 	case !ran:
 		rec.Status[c] = Status{Status: failed(op), Message: "the apply ended before this cluster was reached; the next apply does it"}
 	case o.Uncertain:
@@ -95,11 +120,25 @@ func (rec *Record) fold(in Input, op Operation, o Outcome, ran bool) {
 		rec.Status[c] = Status{Status: StatusUnknown, Message: o.Err + "; the request may have taken effect: the next refresh reads back what the cluster holds"}
 	case o.Err != "":
 		rec.Status[c] = Status{Status: failed(op), Message: o.Err}
-	case op.Action == Apply:
-		rec.Held[c] = in.Want[c]
-		rec.Status[c] = Status{Status: StatusOK}
+	case op.Action == Apply || op.Action == Wait:
+		if op.Action == Apply {
+			rec.Held[c] = in.Want[c]
+		}
+		rec.Status[c] = rolloutStatus(o)
 	default:
 		delete(rec.Held, c)
 		delete(rec.Status, c)
 	}
+}
+
+// rolloutStatus is the status of a cluster that holds the object, by how
+// waiting for it ended.
+func rolloutStatus(o Outcome) Status {
+	switch o.Rollout {
+	case RolloutFailed:
+		return Status{Status: StatusRolloutFailed, Message: o.RolloutMessage + "; the object stays applied, and the next apply waits again"}
+	case RolloutTimedOut:
+		return Status{Status: StatusRolloutTimedOut, Message: o.RolloutMessage + "; the object stays applied, and the next apply waits again"}
+	}
+	return Status{Status: StatusOK}
 }

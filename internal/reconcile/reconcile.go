@@ -21,6 +21,13 @@ const (
 	// StatusUnknown says the provider cannot tell what the cluster holds: a
 	// write was cut off in flight. The next refresh reads it back.
 	StatusUnknown = "Unknown"
+	// StatusRolloutFailed and StatusRolloutTimedOut say the cluster holds the
+	// object but it does not run as it should: the next apply waits again.
+	StatusRolloutFailed   = "RolloutFailed"
+	StatusRolloutTimedOut = "RolloutTimedOut"
+	// StatusNotUpdated says a staged rollout stopped before the cluster's
+	// turn: it keeps what it held, and the next apply updates it.
+	StatusNotUpdated = "NotUpdated"
 )
 
 // Unknown is what Held records for a cluster whose object the provider
@@ -57,6 +64,9 @@ type Input struct {
 	Reach map[string]Reach
 	// Orphan leaves objects in place on clusters that leave the placement.
 	Orphan bool
+	// Pending are clusters whose last rollout did not finish: they are
+	// waited for again even when they hold what is wanted.
+	Pending map[string]bool
 }
 
 // Action is what an Operation does.
@@ -72,6 +82,9 @@ const (
 	// Forget drops a cluster that left the registry from the record: the
 	// provider cannot reach it, so what it holds stays there.
 	Forget Action = "forget"
+	// Wait writes nothing and waits for the object to run: its last
+	// rollout did not finish.
+	Wait Action = "wait"
 )
 
 // Operation is one cluster's part of an apply.
@@ -99,6 +112,9 @@ func Diff(in Input) []Operation {
 		reach := in.Reach[cluster]
 		switch {
 		case wanted && holds && held == want && held != Unknown:
+			if in.Pending[cluster] && reach == Reachable {
+				ops = append(ops, Operation{Cluster: cluster, Action: Wait, Existed: true})
+			}
 		case wanted:
 			ops = append(ops, applyOperation(cluster, holds, reach))
 		case holds && !slices.Contains(in.Placed, cluster):

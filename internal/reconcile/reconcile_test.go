@@ -59,6 +59,11 @@ func TestDiff(t *testing.T) {
 				Reason: "the cluster is not registered any more; register it again, or take it out of the placement"}},
 		},
 		{
+			name: "a cluster whose last rollout did not finish is waited for again",
+			in:   Input{Want: map[string]string{"a": "A", "b": "B"}, Held: map[string]string{"a": "A", "b": "B"}, Placed: []string{"a", "b"}, Pending: map[string]bool{"b": true}},
+			want: []Operation{{Cluster: "b", Action: Wait, Existed: true}},
+		},
+		{
 			name: "a cluster registered in this run waits for the next apply",
 			in:   Input{Want: map[string]string{"new": "N"}, Placed: []string{"new"}, Reach: map[string]Reach{"new": RegisteredInRun}},
 			want: []Operation{{Cluster: "new", Action: Skip, Status: StatusClusterNotReady,
@@ -147,6 +152,34 @@ func TestFold(t *testing.T) {
 			want: Record{Held: map[string]string{}, Status: map[string]Status{}},
 		},
 		{
+			name:     "an applied object that does not run keeps its cluster, which is waited for again",
+			in:       Input{Want: map[string]string{"a": "A2"}, Held: map[string]string{"a": "A"}, Placed: []string{"a"}},
+			outcomes: []Outcome{{Cluster: "a", Rollout: RolloutFailed, RolloutMessage: "CrashLoopBackOff: pod web-1"}},
+			want: Record{Held: map[string]string{"a": "A2"}, Status: map[string]Status{"a": {Status: StatusRolloutFailed,
+				Message: "CrashLoopBackOff: pod web-1; the object stays applied, and the next apply waits again"}}},
+		},
+		{
+			name:     "a rollout waited for again finishes",
+			in:       Input{Want: map[string]string{"a": "A"}, Held: map[string]string{"a": "A"}, Placed: []string{"a"}, Pending: map[string]bool{"a": true}},
+			outcomes: []Outcome{{Cluster: "a", Rollout: RolloutDone}},
+			want:     Record{Held: map[string]string{"a": "A"}, Status: map[string]Status{"a": {Status: StatusOK}}},
+		},
+		{
+			name:     "a rollout waited for again times out",
+			in:       Input{Want: map[string]string{"a": "A"}, Held: map[string]string{"a": "A"}, Placed: []string{"a"}, Pending: map[string]bool{"a": true}},
+			outcomes: []Outcome{{Cluster: "a", Rollout: RolloutTimedOut, RolloutMessage: "2/3 ready"}},
+			want: Record{Held: map[string]string{"a": "A"}, Status: map[string]Status{"a": {Status: StatusRolloutTimedOut,
+				Message: "2/3 ready; the object stays applied, and the next apply waits again"}}},
+		},
+		{
+			name:     "a later stage of a rollout that stopped keeps what it held",
+			in:       Input{Want: map[string]string{"a": "A2", "b": "B2"}, Held: map[string]string{"a": "A", "b": "B"}, Placed: []string{"a", "b"}},
+			outcomes: []Outcome{{Cluster: "a", Rollout: RolloutFailed, RolloutMessage: "x"}, {Cluster: "b", Stopped: "stage 1 failed on a"}},
+			want: Record{Held: map[string]string{"a": "A2", "b": "B"}, Status: map[string]Status{
+				"a": {Status: StatusRolloutFailed, Message: "x; the object stays applied, and the next apply waits again"},
+				"b": {Status: StatusNotUpdated, Message: "stage 1 failed on a"}}},
+		},
+		{
 			name: "a cluster registered in this run is not ready yet",
 			in:   Input{Want: map[string]string{"new": "N"}, Placed: []string{"new"}, Reach: map[string]Reach{"new": RegisteredInRun}},
 			want: Record{Held: map[string]string{}, Status: map[string]Status{"new": {Status: StatusClusterNotReady,
@@ -170,5 +203,45 @@ func TestStatusFailed(t *testing.T) {
 		if got := (Status{Status: status}).Failed(); got != want {
 			t.Errorf("%s: Failed() = %v, want %v", status, got, want)
 		}
+	}
+}
+
+func TestStages(t *testing.T) {
+	apply := func(c string) Operation { return Operation{Cluster: c, Action: Apply} }
+	tests := []struct {
+		name  string
+		ops   []Operation
+		order [][]string
+		want  [][]Operation
+	}{
+		{
+			name:  "berlin first, the rest after",
+			ops:   []Operation{apply("berlin"), apply("new-york"), apply("sf")},
+			order: [][]string{{"berlin"}, {"new-york", "sf"}},
+			want:  [][]Operation{{apply("berlin")}, {apply("new-york"), apply("sf")}},
+		},
+		{
+			name:  "removals after the last stage",
+			ops:   []Operation{apply("berlin"), {Cluster: "old", Action: Remove}, apply("sf")},
+			order: [][]string{{"berlin"}, {"sf"}},
+			want:  [][]Operation{{apply("berlin")}, {apply("sf")}, {{Cluster: "old", Action: Remove}}},
+		},
+		{
+			name:  "a stage with nothing to do is dropped",
+			ops:   []Operation{apply("sf"), {Cluster: "berlin", Action: Wait}},
+			order: [][]string{{"berlin"}, {"ny"}, {"sf"}},
+			want:  [][]Operation{{{Cluster: "berlin", Action: Wait}}, {apply("sf")}},
+		},
+		{
+			name: "no operations, no stages",
+			want: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Stages(tt.ops, tt.order); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Stages:\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
 	}
 }
