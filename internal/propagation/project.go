@@ -2,6 +2,7 @@ package propagation
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -13,9 +14,20 @@ import (
 // reading back an untouched object gives exactly what was applied, while a
 // field that was applied and then changed keeps its changed value.
 //
-// Lists are projected element by element when both sides have the same
-// length; otherwise the live list is kept whole, because elements added or
-// removed by someone else are a change of a field that was applied.
+// Lists are compared as server-side apply merges them, by the schema of the
+// kind applied names (client-go's, for built-in kinds):
+//   - a keyed list (containers by name, ports by port and protocol) is
+//     matched by key: elements another manager added (an injected sidecar)
+//     are theirs and fall away, applied elements read back in the applied
+//     order, and an applied element that is gone is missing;
+//   - a set of scalars (finalizers) likewise, by value;
+//   - an atomic list (args, tolerations) belongs to one manager whole: it is
+//     projected element by element when both sides have the same length,
+//     and otherwise kept whole, since an apply replaces it whole.
+//
+// For a kind whose schema is unknown (a custom resource), a list whose
+// elements all have distinct names is matched by name, and any other list
+// is atomic.
 //
 // What the API server stores differently from what it was sent, without a
 // change of meaning, reads back as it was applied:
@@ -24,7 +36,7 @@ import (
 //   - an empty or zero value the server leaves out (false, 0, "", {}, []);
 //   - a Secret's stringData, which the server moves into data.
 func Project(live, applied map[string]any) map[string]any {
-	out := projectMap(live, applied, func(key string) bool {
+	out := projectMap(live, applied, shapeOf(applied), func(key string) bool {
 		// Metadata and a ConfigMap's or Secret's payload are opaque strings:
 		// no quantity equivalence applies there.
 		return key == "metadata" || key == "data" || key == "stringData" || key == "binaryData"
@@ -39,9 +51,9 @@ func notOpaque(string) bool { return false }
 
 func allOpaque(string) bool { return true }
 
-// projectMap projects live onto applied; opaque says which keys hold values
-// to take as they are, without quantity equivalence.
-func projectMap(live, applied map[string]any, opaque func(key string) bool) map[string]any {
+// projectMap projects live onto applied, whose shape is sh; opaque says
+// which keys hold values to take as they are, without quantity equivalence.
+func projectMap(live, applied map[string]any, sh shape, opaque func(key string) bool) map[string]any {
 	out := make(map[string]any, len(applied))
 	for key, want := range applied {
 		got, ok := live[key]
@@ -51,27 +63,23 @@ func projectMap(live, applied map[string]any, opaque func(key string) bool) map[
 			}
 			continue
 		}
-		out[key] = projectValue(got, want, opaque(key))
+		out[key] = projectValue(got, want, sh.field(key), opaque(key))
 	}
 	return out
 }
 
-func projectValue(got, want any, opaque bool) any {
+func projectValue(got, want any, sh shape, opaque bool) any {
 	switch w := want.(type) {
 	case map[string]any:
 		if g, ok := got.(map[string]any); ok {
 			if opaque {
-				return projectMap(g, w, allOpaque)
+				return projectMap(g, w, sh, allOpaque)
 			}
-			return projectMap(g, w, notOpaque)
+			return projectMap(g, w, sh, notOpaque)
 		}
 	case []any:
-		if g, ok := got.([]any); ok && len(g) == len(w) {
-			out := make([]any, len(g))
-			for i := range g {
-				out[i] = projectValue(g[i], w[i], opaque)
-			}
-			return out
+		if g, ok := got.([]any); ok {
+			return projectList(g, w, sh, opaque)
 		}
 	default:
 		if !opaque && sameQuantity(got, want) {
@@ -79,6 +87,101 @@ func projectValue(got, want any, opaque bool) any {
 		}
 	}
 	return got
+}
+
+func projectList(got, want []any, sh shape, opaque bool) any {
+	elem, keys, defaults, set := sh.listKeys()
+	switch {
+	case set:
+		return projectSet(got, want)
+	case len(keys) > 0:
+		if out, ok := projectKeyed(got, want, elem, keyer{keys: keys, defaults: defaults}, opaque); ok {
+			return out
+		}
+	}
+	if len(got) != len(want) {
+		return got
+	}
+	out := make([]any, len(got))
+	for i := range got {
+		out[i] = projectValue(got[i], want[i], elem, opaque)
+	}
+	return out
+}
+
+// projectKeyed matches the elements of want with those of got by key, in
+// the order of want. It fails, for the caller to fall back on positions,
+// when an element on either side has no key or shares its key with another.
+func projectKeyed(got, want []any, elem shape, k keyer, opaque bool) ([]any, bool) {
+	live := make(map[string]any, len(got))
+	for _, g := range got {
+		key, ok := k.of(g)
+		if _, dup := live[key]; !ok || dup {
+			return nil, false
+		}
+		live[key] = g
+	}
+	out := make([]any, 0, len(want))
+	seen := make(map[string]bool, len(want))
+	for _, w := range want {
+		key, ok := k.of(w)
+		if !ok || seen[key] {
+			return nil, false
+		}
+		seen[key] = true
+		if g, found := live[key]; found {
+			out = append(out, projectValue(g, w, elem, opaque))
+		}
+	}
+	return out, true
+}
+
+// projectSet keeps the values of want that got holds, in the order of want.
+func projectSet(got, want []any) []any {
+	live := make(map[string]any, len(got))
+	for _, g := range got {
+		if text, err := json.Marshal(g); err == nil {
+			live[string(text)] = g
+		}
+	}
+	out := make([]any, 0, len(want))
+	for _, w := range want {
+		text, err := json.Marshal(w)
+		if g, found := live[string(text)]; err == nil && found {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// keyer computes the key of a keyed list's element: the values of its key
+// fields, a missing one taking the schema's default (a port's protocol is
+// TCP), written as JSON so that 80 applied and 80 read back are one key.
+type keyer struct {
+	keys     []string
+	defaults map[string]any
+}
+
+func (k keyer) of(element any) (string, bool) {
+	m, ok := element.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	values := make([]any, len(k.keys))
+	for i, field := range k.keys {
+		v := m[field]
+		if v == nil {
+			v = k.defaults[field]
+		}
+		switch v.(type) {
+		case string, bool, float64, int64, int:
+		default:
+			return "", false
+		}
+		values[i] = v
+	}
+	text, err := json.Marshal(values)
+	return string(text), err == nil
 }
 
 // isZero reports whether v is a value the API server omits when it stores an

@@ -77,6 +77,9 @@ type Result struct {
 	Object map[string]any
 	// Found is false when a read found no object.
 	Found bool
+	// Reclaimed are the fields an apply or a dry run took back, or would
+	// take back, from update-style writers, by manager; nil when none.
+	Reclaimed Claims
 	// Warnings are what the member's API server warned about the object.
 	Warnings []string
 }
@@ -144,13 +147,14 @@ func resourceClient(c *kube.Clients, o Object) dynamic.ResourceInterface {
 
 // Apply writes the rendered object to the member with server-side apply.
 // An object that exists already is adopted, as KubeFed does: the apply takes
-// ownership of the fields it sets and leaves the others alone.
+// ownership of the fields it sets and leaves the others alone. Fields it
+// sets that an update-style writer (kubectl edit or patch, a client's
+// Update) changed since are taken back, and listed in Result.Reclaimed;
+// fields another server-side apply holds fail the apply with a
+// *ConflictError unless opts.Force is set.
 func Apply(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
 	ctx, warnings := kube.CollectWarnings(ctx)
-	live, err := resourceClient(m.Clients, o).Patch(ctx, o.Name, k8stypes.ApplyPatchType, rendered, metav1.PatchOptions{
-		FieldManager: opts.FieldManager,
-		Force:        &opts.Force,
-	})
+	live, reclaimed, err := applyReclaiming(ctx, m, o, rendered, opts, false)
 	if err != nil {
 		return Result{Err: explain(m, o, err, opts), Warnings: warnings.List()}
 	}
@@ -158,22 +162,20 @@ func Apply(ctx context.Context, m Member, o Object, rendered []byte, opts Option
 	if err := json.Unmarshal(rendered, &applied); err != nil {
 		return Result{Err: fmt.Errorf("the rendered object is not JSON: %w", err)}
 	}
-	return Result{Found: true, Live: Project(live.Object, applied), Object: live.Object, Warnings: warnings.List()}
+	return Result{Found: true, Live: Project(live.Object, applied), Object: live.Object, Reclaimed: reclaimed, Warnings: warnings.List()}
 }
 
 // DryRun asks the member whether it would accept the rendered object,
-// without changing anything.
+// without changing anything. Fields the apply would take back from
+// update-style writers are listed in Result.Reclaimed, and the member
+// validates the object as the apply would send it.
 func DryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
 	ctx, warnings := kube.CollectWarnings(ctx)
-	_, err := resourceClient(m.Clients, o).Patch(ctx, o.Name, k8stypes.ApplyPatchType, rendered, metav1.PatchOptions{
-		FieldManager: opts.FieldManager,
-		Force:        &opts.Force,
-		DryRun:       []string{metav1.DryRunAll},
-	})
+	_, reclaimed, err := applyReclaiming(ctx, m, o, rendered, opts, true)
 	if err != nil {
 		return Result{Err: explain(m, o, err, opts), Warnings: warnings.List()}
 	}
-	return Result{Warnings: warnings.List()}
+	return Result{Reclaimed: reclaimed, Warnings: warnings.List()}
 }
 
 // Read fetches the object and projects it onto applied, the object last
@@ -226,6 +228,10 @@ func Remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) 
 // explain turns an API error into one that says which cluster, what went
 // wrong and what to do.
 func explain(m Member, o Object, err error, opts Options) error {
+	var disputed *ConflictError
+	if errors.As(err, &disputed) {
+		return err
+	}
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) || apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
 		endpoint := ""
@@ -236,9 +242,12 @@ func explain(m Member, o Object, err error, opts Options) error {
 	}
 	details := status.Status().Details
 	switch {
-	case apierrors.IsConflict(err) && !opts.Force:
+	case len(fieldConflicts(status.Status())) > 0 && !opts.Force:
 		return &explained{err: err, msg: fmt.Sprintf("%s: %s; another field manager owns these fields; change them there, "+
 			"or set force_conflicts = true to take them over", o, conflictSummary(status.Status()))}
+	case apierrors.IsConflict(err):
+		return &explained{err: err, msg: fmt.Sprintf("%s: cluster %q: the object kept changing while it was applied (%s); "+
+			"run the apply again", o, m.Name, status.Status().Message)}
 	case apierrors.IsNotFound(err) && o.Namespace != "" && details != nil && details.Kind == "namespaces":
 		return &explained{err: err, msg: fmt.Sprintf("%s: namespace missing: namespace %q does not exist on cluster %q; "+
 			"federate the namespace first", o, o.Namespace, m.Name)}
