@@ -172,6 +172,22 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				UpdateDescription: "How long update may take; defaults to 5m.",
 				DeleteDescription: "How long delete may take; defaults to 5m.",
 			}),
+			"retain_replicas": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				Description: "Leave `spec.replicas` to the member where the object exists already, as KubeFed's `retainReplicas` does: " +
+					"an autoscaler there owns it, the provider neither sets nor reads it back. New objects get the template's (or " +
+					"`cluster_replicas`') count. Defaults to false.",
+			},
+			"ignore_fields": schema.ListAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Field paths the provider neither applies nor compares, for fields other tools own on the members, " +
+					"such as `metadata.annotations[\"sidecar.istio.io/status\"]` or `spec.template.spec.containers[0].resources`. " +
+					"They are left out of `rendered`.",
+				Validators: []validator.List{listElements(fieldPathValidator{})},
+			},
 			"wait":             waitAttribute(),
 			"rollout_strategy": rolloutStrategyAttribute(),
 			"rollout_plan": schema.ListAttribute{

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
@@ -30,7 +32,7 @@ const hostRecordGrace = 15 * time.Second
 func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federatedObjectModel, timeout time.Duration, diags *diag.Diagnostics) bool {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	in, snapshot, ok := r.applyInputs(ctx, plan, diags)
+	in, snapshot, ok := r.applyInputs(ctx, plan, prior, diags)
 	if !ok {
 		return false
 	}
@@ -57,7 +59,7 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 
 // applyInputs reads the configuration, the registry and the host, and fills
 // what the plan left to apply because an input was unknown then.
-func (r *federatedObjectResource) applyInputs(ctx context.Context, plan *federatedObjectModel, diags *diag.Diagnostics) (*objectInputs, *runstate.Snapshot, bool) {
+func (r *federatedObjectResource) applyInputs(ctx context.Context, plan, prior *federatedObjectModel, diags *diag.Diagnostics) (*objectInputs, *runstate.Snapshot, bool) {
 	if _, err := r.data.bootstrappedRegistry(ctx); err != nil {
 		diags.AddError("Cannot write the federated object", err.Error())
 		return nil, nil, false
@@ -73,7 +75,11 @@ func (r *federatedObjectResource) applyInputs(ctx context.Context, plan *federat
 		return nil, nil, false
 	}
 	if plan.Rendered.IsUnknown() || plan.PlacedClusters.IsUnknown() {
-		out := r.desired(ctx, in, snapshot, nil, false, diags)
+		held := map[string]string{}
+		if prior != nil {
+			held = mapStrings(prior.Rendered)
+		}
+		out := r.desired(ctx, in, snapshot, held, false, diags)
 		if diags.HasError() {
 			return nil, nil, false
 		}
@@ -134,8 +140,7 @@ func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs
 		}
 		m, err := r.member(snapshot, op.Cluster)
 		if err == nil && op.Action == reconcile.Apply {
-			c, _ := snapshot.Cluster(op.Cluster)
-			payloads[op.Cluster], err = in.payload(federation.Cluster{Name: c.Name, Labels: c.Labels}, input.Want[op.Cluster])
+			payloads[op.Cluster], err = r.payloadFor(ctx, in, snapshot, m, op, input.Want[op.Cluster])
 		}
 		if err != nil {
 			outcomes = append(outcomes, reconcile.Outcome{Cluster: op.Cluster, Err: err.Error()})
@@ -152,6 +157,7 @@ func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs
 	})
 	for _, res := range results {
 		addServerWarnings(diags, in.object, res)
+		addReclaimWarning(diags, in.object, res, "The apply set")
 		if res.NotRun {
 			continue
 		}
@@ -161,6 +167,31 @@ func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs
 		outcomes = append(outcomes, outcomeOf(res))
 	}
 	return outcomes
+}
+
+// payloadFor is what an apply sends a cluster. With retain_replicas, a
+// cluster whose replicas only this provider set gets its live count once
+// more: the field would otherwise drop to its default as its only owner
+// stops setting it.
+func (r *federatedObjectResource) payloadFor(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
+	m propagation.Member, op reconcile.Operation, display string) ([]byte, error) {
+	c, _ := snapshot.Cluster(op.Cluster)
+	payload, err := in.payload(federation.Cluster{Name: c.Name, Labels: c.Labels}, display, op.Existed)
+	if err != nil || !in.retain || !op.Existed {
+		return payload, err
+	}
+	replicas, keep, err := propagation.ReplicasToKeep(ctx, m, in.object, r.data.settings.FieldManager)
+	if err != nil || !keep {
+		return payload, err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(payload, &obj); err != nil {
+		return nil, err
+	}
+	if err := unstructured.SetNestedField(obj, replicas, "spec", "replicas"); err != nil {
+		return nil, err
+	}
+	return json.Marshal(obj)
 }
 
 // healthAfter is cluster_health after an apply: what the apply saw of the
@@ -285,6 +316,19 @@ func addServerWarnings(diags *diag.Diagnostics, object propagation.Object, res p
 	}
 	diags.AddWarning(fmt.Sprintf("Cluster %q warns about %s", res.Cluster, object),
 		"The cluster's API server answered with these warnings:\n- "+strings.Join(res.Warnings, "\n- "))
+}
+
+// addReclaimWarning says which fields a member's update-style writers had
+// changed, and that the apply takes them back; verb is "The apply sets"
+// at plan, "The apply set" after it.
+func addReclaimWarning(diags *diag.Diagnostics, object propagation.Object, res propagation.Result, verb string) {
+	if len(res.Reclaimed) == 0 {
+		return
+	}
+	diags.AddWarning(fmt.Sprintf("Cluster %q: fields of %s are taken back", res.Cluster, object),
+		fmt.Sprintf("On cluster %q, %s changed fields the template sets (an update-style writer: kubectl edit or patch, a "+
+			"client's Update). %s them back to the template's values and takes their ownership back; the other fields of "+
+			"those writers are left alone.", res.Cluster, res.Reclaimed, verb))
 }
 
 // statusValue is the cluster_status value of a record.

@@ -28,6 +28,8 @@ type objectInputs struct {
 	renderer *federation.Renderer
 	orphan   bool
 	force    bool
+	// retain leaves spec.replicas to the members that hold the object.
+	retain bool
 	// waiter says what apply waits for on each cluster it writes to.
 	waiter   rollout.Waiter
 	strategy strategy
@@ -58,9 +60,10 @@ func (r *federatedObjectResource) inputs(ctx context.Context, m *federatedObject
 		return nil, diags
 	}
 	renderer, err := federation.NewRenderer(federation.RenderSpec{
-		Template:   m.Template.ValueString(),
-		Namespaced: ft.Target.Namespaced,
-		Overrides:  cfg.overrides,
+		Template:     m.Template.ValueString(),
+		Namespaced:   ft.Target.Namespaced,
+		Overrides:    cfg.overrides,
+		IgnoreFields: cfg.ignoreFields,
 	})
 	if err != nil {
 		addRenderError(&diags, err)
@@ -68,7 +71,7 @@ func (r *federatedObjectResource) inputs(ctx context.Context, m *federatedObject
 	}
 	in := &objectInputs{objectConfig: cfg, ft: *ft, renderer: renderer, identity: renderer.Identity(),
 		orphan: m.DeletionPolicy.ValueString() == deletionOrphan,
-		force:  m.ForceConflicts.ValueBool()}
+		force:  m.ForceConflicts.ValueBool(), retain: m.RetainReplicas.ValueBool()}
 	if err := in.locate(m.Type.ValueString()); err != nil {
 		diags.AddAttributeError(path.Root("template"), "Template does not match the type", err.Error())
 		return nil, diags
@@ -135,23 +138,25 @@ func (in *objectInputs) locate(typeName string) error {
 	return nil
 }
 
-// render renders the object for one cluster with its replica count.
-func (in *objectInputs) render(cluster federation.Cluster) (federation.Rendered, error) {
-	var replicas *int64
+// render renders the object for one cluster with its replica count;
+// holds says the cluster holds the object already, whose replicas are then
+// the member's with retain_replicas.
+func (in *objectInputs) render(cluster federation.Cluster, holds bool) (federation.Rendered, error) {
+	opts := federation.RenderOptions{RetainReplicas: in.retain && holds}
 	if n, ok := in.replicas[cluster.Name]; ok {
-		replicas = &n
+		opts.Replicas = &n
 	}
-	return in.renderer.Render(cluster, replicas)
+	return in.renderer.RenderCluster(cluster, opts)
 }
 
 // payload is the object to send to a cluster: the planned JSON itself, or,
 // for a Secret, whose plan shows digests, the same rendering redone with
 // the real values, which must show exactly as planned.
-func (in *objectInputs) payload(cluster federation.Cluster, display string) ([]byte, error) {
+func (in *objectInputs) payload(cluster federation.Cluster, display string, holds bool) ([]byte, error) {
 	if in.identity.Kind != "Secret" {
 		return []byte(display), nil
 	}
-	rendered, err := in.render(cluster)
+	rendered, err := in.render(cluster, holds)
 	if err == nil && rendered.Display == display {
 		return rendered.Object, nil
 	}

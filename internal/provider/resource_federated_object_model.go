@@ -26,6 +26,8 @@ type federatedObjectModel struct {
 	ClusterReplicas types.Map      `tfsdk:"cluster_replicas"`
 	DeletionPolicy  types.String   `tfsdk:"deletion_policy"`
 	ForceConflicts  types.Bool     `tfsdk:"force_conflicts"`
+	RetainReplicas  types.Bool     `tfsdk:"retain_replicas"`
+	IgnoreFields    types.List     `tfsdk:"ignore_fields"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 	Wait            types.Object   `tfsdk:"wait"`
 	RolloutStrategy types.Object   `tfsdk:"rollout_strategy"`
@@ -82,6 +84,7 @@ type objectConfig struct {
 	placementSet bool
 	overrides    []federation.OverrideRule
 	replicas     map[string]int64
+	ignoreFields []string
 }
 
 // config converts placement, overrides and cluster_replicas. Errors name
@@ -105,6 +108,11 @@ func (m *federatedObjectModel) config(ctx context.Context) (objectConfig, error)
 		return c, err
 	}
 	c.overrides = rules
+	if !m.IgnoreFields.IsNull() {
+		if diags := m.IgnoreFields.ElementsAs(ctx, &c.ignoreFields, false); diags.HasError() {
+			return c, attributeErr(path.Root("ignore_fields"), diagError(diags))
+		}
+	}
 	if !m.ClusterReplicas.IsNull() {
 		c.replicas = map[string]int64{}
 		if diags := m.ClusterReplicas.ElementsAs(ctx, &c.replicas, false); diags.HasError() {

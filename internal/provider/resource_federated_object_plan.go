@@ -288,7 +288,8 @@ func (r *federatedObjectResource) renderPlaced(ctx context.Context, in *objectIn
 				continue
 			}
 		}
-		rendered, err := in.render(federation.Cluster{Name: name, Labels: c.Labels})
+		_, holds := prior[name]
+		rendered, err := in.render(federation.Cluster{Name: name, Labels: c.Labels}, holds)
 		if err != nil {
 			addRenderError(diags, err)
 			return out
@@ -405,6 +406,7 @@ func (r *federatedObjectResource) checkMembers(ctx context.Context, in *objectIn
 	})
 	for _, res := range results {
 		addServerWarnings(diags, in.object, res)
+		addReclaimWarning(diags, in.object, res, "The apply sets")
 		if res.Found {
 			diags.AddWarning(fmt.Sprintf("Cluster %q already holds %s", res.Cluster, in.object),
 				fmt.Sprintf("%s exists on cluster %q without a record in the host. The apply adopts it, as KubeFed does: it takes over "+
@@ -420,6 +422,12 @@ func (r *federatedObjectResource) checkMembers(ctx context.Context, in *objectIn
 // addDryRunError reports a dry run's failure: an error when the member
 // objects to the object, a warning when it could not check it.
 func addDryRunError(diags *diag.Diagnostics, in *objectInputs, res propagation.Result) {
+	var conflict *propagation.ConflictError
+	if errors.As(res.Err, &conflict) {
+		diags.AddAttributeError(path.Root("force_conflicts"), fmt.Sprintf("Another tool manages fields of the object on cluster %q", res.Cluster),
+			res.Err.Error())
+		return
+	}
 	if propagation.Rejects(res.Err) {
 		diags.AddAttributeError(path.Root("template"), fmt.Sprintf("Cluster %q rejects the object", res.Cluster),
 			fmt.Sprintf("A server-side dry run of %s on cluster %q failed: %v", in.object, res.Cluster, res.Err))

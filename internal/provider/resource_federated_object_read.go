@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
@@ -199,6 +200,11 @@ func (r *federatedObjectResource) readMembers(ctx context.Context, in *objectInp
 				diags.AddWarning(fmt.Sprintf("Cannot read %s on cluster %q", in.object, cluster), merr.Error())
 			}
 			continue
+		}
+		if in.retain {
+			// The member owns its replicas: they are neither applied again
+			// nor read back.
+			unstructured.RemoveNestedField(obj, "spec", "replicas")
 		}
 		applied[cluster] = obj
 		members = append(members, m)

@@ -256,8 +256,9 @@ resource "kubefed_federated_object" "cm" {
 				),
 			},
 			{
-				// Someone changes a field we set on one member: taking it
-				// back is a conflict, which the dry run reports at plan time.
+				// Someone changes a field we set on one member, by hand: the
+				// plan shows the drift and the apply takes the field back,
+				// with no force_conflicts.
 				PreConfig: func() {
 					patch := []byte(`{"data":{"color":"red","extra":"theirs"}}`)
 					if _, err := memberClient(t, "san-francisco").Resource(configMapsGVR).Namespace(ns).Patch(context.Background(), "settings",
@@ -265,8 +266,30 @@ resource "kubefed_federated_object" "cm" {
 						t.Fatal(err)
 					}
 				},
+				Config: config(`clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					checkMemberField(t, "san-francisco", configMapsGVR, ns, "settings", "blue", "data", "color"),
+					// A field another manager added is theirs and stays.
+					checkMemberField(t, "san-francisco", configMapsGVR, ns, "settings", "theirs", "data", "extra"),
+				),
+			},
+			{
+				// Another declarative tool claims the field: that is an
+				// ownership dispute, which the plan names.
+				PreConfig: func() {
+					claim := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"},"data":{"color":"red"}}`)
+					force := true
+					if _, err := memberClient(t, "san-francisco").Resource(configMapsGVR).Namespace(ns).Patch(context.Background(), "settings",
+						types.ApplyPatchType, claim, metav1.PatchOptions{FieldManager: "other-tool", Force: &force}); err != nil {
+						t.Fatal(err)
+					}
+				},
 				Config:      config(`clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name]`),
-				ExpectError: acctest.ErrorMatching(`Cluster "fo-cm-sf" rejects the object`, `field .data.color: conflict with "someone-else"`, "force_conflicts = true"),
+				ExpectError: acctest.ErrorMatching(`Another tool manages fields of the object on cluster "fo-cm-sf"`, `"other-tool": .data.color`, "force_conflicts = true"),
 			},
 			{
 				// With force_conflicts the plan shows the drift and apply

@@ -136,3 +136,21 @@ func patchesWellFormed(rules []federation.OverrideRule) bool {
 	}
 	return true
 }
+
+// fieldPathValidator accepts a field path as ignore_fields takes it.
+type fieldPathValidator struct{}
+
+func (fieldPathValidator) Description(context.Context) string {
+	return "a field path such as spec.replicas or metadata.annotations[\"example.com/x\"]"
+}
+
+func (v fieldPathValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (fieldPathValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := federation.ParseFieldPath(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid field path", fmt.Sprintf("%s: %v", req.Path, err))
+	}
+}
