@@ -2,10 +2,14 @@
 # Times `apply` and a no-change `plan` of kubefed_federated_object on the lab,
 # with latency in front of every member, and prints a table:
 #
-#   1 object on 1, 3 and 6 member clusters, 20 and 50 objects on 3.
+#   1 object on 1, 3 and 6 member clusters, 20 and 50 objects on 3,
+#   1 and 20 objects on 12.
 #
-# The lab has three members; the 6-cluster case registers each of them
-# twice, under two names, so every member receives each object twice.
+# The default lab has three members; the 6-cluster case registers each of
+# them twice, under two names, so every member receives each object twice.
+# The 12-cluster cases run on a second, plain lab of twelve members
+# (kube-apiservers only: ConfigMaps need no controllers), started for the
+# bench in a temporary directory and stopped at the end.
 #
 #   scripts/bench.sh                    Terraform 1.5.7, 40ms each way per member (80 ms round trips)
 #   BENCH_CLI=tofu scripts/bench.sh     OpenTofu
@@ -19,10 +23,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 latency=${BENCH_LATENCY:-40ms}
-members=(san-francisco new-york berlin)
 work=$(mktemp -d)
+wide_dir=$work/lab-12
+wide_members=12
 
 export KUBEFED_LAB_KUBE_APISERVER=${KUBEFED_LAB_KUBE_APISERVER:-$(scripts/tool.sh kube-apiserver)}
+export KUBEFED_LAB_KUBE_CONTROLLER_MANAGER=${KUBEFED_LAB_KUBE_CONTROLLER_MANAGER:-$(scripts/tool.sh kube-controller-manager)}
+export KUBEFED_LAB_KUBE_SCHEDULER=${KUBEFED_LAB_KUBE_SCHEDULER:-$(scripts/tool.sh kube-scheduler)}
+export KUBEFED_LAB_KWOK=${KUBEFED_LAB_KWOK:-$(scripts/tool.sh kwok)}
 go build -o bin/kubefed-lab ./cmd/kubefed-lab
 go build -o bin/terraform-provider-kubefed .
 bin/kubefed-lab -dir "$lab_dir" up >/dev/null
@@ -44,15 +52,42 @@ provider_installation {
 RC
 export TF_CLI_CONFIG_FILE=$work/cli.tfrc TF_IN_AUTOMATION=1
 
+# members DIR lists the members of the lab in DIR.
+members() {
+  bin/kubefed-lab -dir "$1" status | awk '$2 == "kube-apiserver" && $1 != "host" { print $1 }'
+}
+
 restore() {
-  for m in "${members[@]}"; do bin/kubefed-lab -dir "$lab_dir" latency "$m" 0s >/dev/null || true; done
+  for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" 0s >/dev/null || true; done
+  if [ -d "$wide_dir" ]; then bin/kubefed-lab -dir "$wide_dir" down >/dev/null || true; fi
   rm -rf "$work"
 }
 trap restore EXIT
 
-# config writes the configuration of a run: n objects on c clusters.
+# lab_for CLUSTERS prints the lab a scenario runs on: the default lab up to
+# 6 clusters, else the wide one, started (with latency) the first time.
+lab_for() {
+  if [ "$1" -le 6 ]; then
+    echo "$lab_dir"
+    return
+  fi
+  if [ "$1" -gt "$wide_members" ]; then
+    echo "bench.sh: $1 clusters: at most 6 (the default lab) or $wide_members (a plain lab)" >&2
+    exit 2
+  fi
+  if [ ! -d "$wide_dir" ]; then
+    bin/kubefed-lab -dir "$wide_dir" up -members "$wide_members" -plain >/dev/null
+    for m in $(members "$wide_dir"); do bin/kubefed-lab -dir "$wide_dir" latency "$m" "$latency" >/dev/null; done
+  fi
+  echo "$wide_dir"
+}
+
+# config writes the configuration of a run: n objects on c clusters of the
+# lab in lab_dir, going round its members.
 config() {
-  local dir=$1 run=$2 objects=$3 clusters=$4
+  local dir=$1 run=$2 objects=$3 clusters=$4 lab_dir=$5
+  local list
+  list=$(members "$lab_dir" | sed 's/.*/"&"/' | paste -sd, -)
   mkdir -p "$dir"
   cat >"$dir/main.tf" <<TF
 terraform {
@@ -70,8 +105,8 @@ locals {
   kubeconfig = yamldecode(file("$lab_dir/kubeconfig"))
   servers    = { for c in local.kubeconfig.clusters : c.name => c.cluster }
   users      = { for u in local.kubeconfig.users : u.name => u.user }
-  members    = ["san-francisco", "new-york", "berlin"]
-  clusters   = { for i in range($clusters) : "bench-$run-\${i}" => local.members[i % 3] }
+  members    = [$list]
+  clusters   = { for i in range($clusters) : "bench-$run-\${i}" => local.members[i % length(local.members)] }
 }
 
 resource "kubefed_federated_type" "configmaps" {
@@ -111,14 +146,15 @@ seconds() {
   echo "$end - $start" | bc
 }
 
-for m in "${members[@]}"; do bin/kubefed-lab -dir "$lab_dir" latency "$m" "$latency" >/dev/null; done
+for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" "$latency" >/dev/null; done
 
 rows=()
-for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3}; do
+for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3 1x12 20x12}; do
   objects=${scenario%x*} clusters=${scenario#*x}
   run=o${objects}c${clusters}
   dir=$work/$run
-  config "$dir" "$run" "$objects" "$clusters"
+  lab=$(lab_for "$clusters")
+  config "$dir" "$run" "$objects" "$clusters" "$lab"
   # Clusters and type first, untimed: the bench times the objects.
   "$tf" -chdir="$dir" apply -auto-approve -input=false \
     -target=kubefed_federated_type.configmaps -target=kubefed_federation_cluster.member >"$work/setup.log" 2>&1 ||

@@ -14,15 +14,20 @@ members=(san-francisco new-york berlin)
 
 source "$root/scripts/cli-config.sh"
 
-# table prints what each member runs, read from the members themselves.
+# table prints what each member runs, read from the members themselves:
+# the federated objects, and the web Deployment's replicas that are ready
+# (Running and Ready on the member's simulated nodes) out of those it asks
+# for. It gives each rollout a moment to finish first.
 table() {
-  printf '\n%-15s %-55s %s\n' CLUSTER "OBJECTS (managed by the federation)" REPLICAS
+  printf '\n%-15s %-55s %s\n' CLUSTER "OBJECTS (managed by the federation)" "READY/REPLICAS"
   for m in "${members[@]}"; do
     local k="kubectl --kubeconfig $lab_dir/kubeconfig --context $m"
-    local objects replicas
+    local objects ready
+    $k -n shop rollout status deployment web --timeout=30s >/dev/null 2>&1 || true
     objects=$($k get namespaces,configmaps,deployments -A -l kubefed.io/managed=true -o name 2>/dev/null | sed 's|\.apps/|/|' | sort | paste -sd, - || true)
-    replicas=$($k -n shop get deployment web -o jsonpath='{.spec.replicas}' 2>/dev/null || echo -)
-    printf '%-15s %-55s %s\n' "$m" "${objects:-"(none)"}" "${replicas:--}"
+    ready=$($k -n shop get deployment web -o jsonpath='{.status.readyReplicas}/{.spec.replicas}' 2>/dev/null || echo -)
+    # readyReplicas is left out while it is 0.
+    printf '%-15s %-55s %s\n' "$m" "${objects:-"(none)"}" "${ready/#\//0/}"
   done
   echo
 }
@@ -30,6 +35,9 @@ table() {
 case ${1:-up} in
   up)
     export KUBEFED_LAB_KUBE_APISERVER=${KUBEFED_LAB_KUBE_APISERVER:-$(scripts/tool.sh kube-apiserver)}
+    export KUBEFED_LAB_KUBE_CONTROLLER_MANAGER=${KUBEFED_LAB_KUBE_CONTROLLER_MANAGER:-$(scripts/tool.sh kube-controller-manager)}
+    export KUBEFED_LAB_KUBE_SCHEDULER=${KUBEFED_LAB_KUBE_SCHEDULER:-$(scripts/tool.sh kube-scheduler)}
+    export KUBEFED_LAB_KWOK=${KUBEFED_LAB_KWOK:-$(scripts/tool.sh kwok)}
     go build -o bin/kubefed-lab ./cmd/kubefed-lab
     go build -o bin/terraform-provider-kubefed .
     bin/kubefed-lab -dir "$lab_dir" up

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Runs the acceptance tests against the lab, once with OpenTofu and once with
-# Terraform, and the lab's own integration test. Brings the lab up when it is
-# not running, and down again afterwards in that case only.
+# Terraform, and the lab's own integration tests (a plain lab and a full one,
+# each in a directory of its own). Brings the lab up when it is not running,
+# and down again afterwards in that case only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 KUBEFED_LAB_KUBE_APISERVER=$(scripts/tool.sh kube-apiserver)
-export KUBEFED_LAB_KUBE_APISERVER
+KUBEFED_LAB_KUBE_CONTROLLER_MANAGER=$(scripts/tool.sh kube-controller-manager)
+KUBEFED_LAB_KUBE_SCHEDULER=$(scripts/tool.sh kube-scheduler)
+KUBEFED_LAB_KWOK=$(scripts/tool.sh kwok)
+export KUBEFED_LAB_KUBE_APISERVER KUBEFED_LAB_KUBE_CONTROLLER_MANAGER KUBEFED_LAB_KUBE_SCHEDULER KUBEFED_LAB_KWOK
 tofu=$(scripts/tool.sh tofu)
 terraform=$(scripts/tool.sh terraform)
 

@@ -21,6 +21,24 @@ const (
 	EnvEtcd = "KUBEFED_LAB_ETCD"
 	// EnvDir names the state directory.
 	EnvDir = "KUBEFED_LAB_DIR"
+	// EnvKubeControllerManager, EnvKubeScheduler and EnvKwok name the
+	// binaries a full lab runs besides kube-apiserver.
+	EnvKubeControllerManager = "KUBEFED_LAB_KUBE_CONTROLLER_MANAGER"
+	EnvKubeScheduler         = "KUBEFED_LAB_KUBE_SCHEDULER"
+	EnvKwok                  = "KUBEFED_LAB_KWOK"
+)
+
+// Modes of a lab.
+const (
+	// ModeFull makes every cluster a working one: the host runs a
+	// kube-controller-manager next to its kube-apiserver, and each member
+	// runs a kube-controller-manager, a kube-scheduler and kwok, which
+	// simulates the member's nodes and the pods placed on them.
+	ModeFull = "full"
+	// ModePlain runs kube-apiservers only: objects are stored and nothing
+	// acts on them. It costs a fraction of the memory, for benchmarks with
+	// many members.
+	ModePlain = "plain"
 )
 
 // ModulePath is the Go module whose root holds the default state directory.
@@ -46,6 +64,17 @@ type Config struct {
 	// Etcd is the etcd binary. Empty means the value of EnvEtcd, or the
 	// binary recorded in Dir, or "etcd" on PATH, or /usr/bin/etcd.
 	Etcd string
+	// KubeControllerManager, KubeScheduler and Kwok are the binaries of a
+	// full lab. Empty means the value of EnvKubeControllerManager,
+	// EnvKubeScheduler and EnvKwok, or the binary recorded in Dir.
+	KubeControllerManager, KubeScheduler, Kwok string
+	// Mode is ModeFull or ModePlain. Empty means the mode of the lab
+	// recorded in Dir, or ModeFull for a new one.
+	Mode string
+	// Members sets the region and nodes of members by name when the lab is
+	// created; a member not in it gets DefaultMember(name). A running lab
+	// keeps its nodes: change them with AddNode and RemoveNode.
+	Members map[string]Member
 	// BasePort, when not zero, makes the ports deterministic: etcd uses
 	// BasePort and BasePort+1, cluster i uses BasePort+2+2i for clients and
 	// BasePort+3+2i for its kube-apiserver. Zero picks free ports. Ports are
@@ -119,6 +148,21 @@ func (c Config) resolve() (Config, error) {
 	if c.Etcd == "" {
 		c.Etcd = os.Getenv(EnvEtcd)
 	}
+	for _, b := range []struct {
+		field *string
+		env   string
+	}{
+		{&c.KubeControllerManager, EnvKubeControllerManager},
+		{&c.KubeScheduler, EnvKubeScheduler},
+		{&c.Kwok, EnvKwok},
+	} {
+		if *b.field == "" {
+			*b.field = os.Getenv(b.env)
+		}
+	}
+	if err := validateMode(c.Mode); err != nil {
+		return c, err
+	}
 	if c.ReadyTimeout <= 0 {
 		c.ReadyTimeout = 3 * time.Minute
 	}
@@ -134,6 +178,15 @@ func (c Config) resolve() (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// validateMode accepts the modes and the empty string.
+func validateMode(m string) error {
+	switch m {
+	case "", ModeFull, ModePlain:
+		return nil
+	}
+	return fmt.Errorf("lab mode %q: want %s or %s", m, ModeFull, ModePlain)
 }
 
 // defaultEtcd finds etcd when nothing names it.

@@ -4,6 +4,13 @@
 // signing key. The first cluster is the federation host; the others are
 // members.
 //
+// In a full lab (the default) every cluster also runs a
+// kube-controller-manager, and every member a kube-scheduler and kwok,
+// which simulates the member's nodes (made Ready, with the capacity the lab
+// gives them) and the pods bound to them (Running and Ready, or crash-looping
+// behind the failure switch, FailLabel or FailImageSuffix). A plain lab runs
+// the kube-apiservers alone.
+//
 // Every cluster is reached through a small TCP proxy owned by the lab, so a
 // test can add artificial one-way latency to a cluster. A test can also stop
 // a cluster: its clients then get a refused connection at once, never a
@@ -17,7 +24,8 @@
 //
 // The state directory (by default .lab at the module root) holds:
 //
-//	state.json                 ports, binaries, and the pid and command line of each process
+//	state.json                 mode, ports, binaries, each member's region and nodes, and the
+//	                           pid and command line of each process
 //	kubeconfig                 one context per cluster, named after it (token users, CA embedded)
 //	etcd/data, etcd/etcd.log   etcd's data and log
 //	clusters/NAME/ca.crt       the cluster's own CA (ca.key signs client certificates)
@@ -26,6 +34,10 @@
 //	clusters/NAME/apiserver.*  serving certificate and key, and apiserver.log
 //	clusters/NAME/sa.key       the service-account signing key, with sa.pub
 //	clusters/NAME/latency      the proxy's one-way latency, with proxy.log
+//	clusters/NAME/COMPONENT.*  a control component's client certificate (.crt, .key),
+//	                           kubeconfig and log: kube-controller-manager,
+//	                           kube-scheduler, kwok
+//	clusters/NAME/kwok.yaml    the Stages kwok plays
 //
 // The latency proxies run as separate processes too. They are the calling
 // binary itself, re-executed with a marker in the environment: any program

@@ -38,3 +38,20 @@ func (c Cluster) RESTConfig() *rest.Config {
 		TLSClientConfig: rest.TLSClientConfig{CAData: c.CAPEM},
 	}
 }
+
+// writeComponentKubeconfig writes the kubeconfig of a control component:
+// straight to its cluster's kube-apiserver (components run inside the
+// cluster, not behind the latency proxy), as the user of its client
+// certificate.
+func writeComponentKubeconfig(path, server, caFile, certFile, keyFile string) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["lab"] = &clientcmdapi.Cluster{Server: server, CertificateAuthority: caFile}
+	cfg.AuthInfos["lab"] = &clientcmdapi.AuthInfo{ClientCertificate: certFile, ClientKey: keyFile}
+	cfg.Contexts["lab"] = &clientcmdapi.Context{Cluster: "lab", AuthInfo: "lab"}
+	cfg.CurrentContext = "lab"
+	b, err := clientcmd.Write(*cfg)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b, 0o600)
+}

@@ -114,16 +114,8 @@ func Up(ctx context.Context, cfg Config) (*Lab, error) {
 	case err != nil:
 		return nil, err
 	default:
-		if len(cfg.Clusters) > 0 && !slices.Equal(cfg.Clusters, st.clusterNames()) {
-			return nil, fmt.Errorf("the lab in %s has clusters %v, not %v: run kubefed-lab down first to change them", cfg.Dir, st.clusterNames(), cfg.Clusters)
-		}
-		// A binary given now wins over the recorded one, for whatever has
-		// to be (re)started.
-		if cfg.KubeAPIServer != "" {
-			st.KubeAPIServer = cfg.KubeAPIServer
-		}
-		if cfg.Etcd != "" {
-			st.Etcd = cfg.Etcd
+		if err := adopt(cfg, st); err != nil {
+			return nil, err
 		}
 	}
 	l, err := newLab(cfg.Dir, st)
@@ -135,6 +127,33 @@ func Up(ctx context.Context, cfg Config) (*Lab, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// adopt checks that cfg can describe the lab recorded in st, and lets the
+// binaries it names replace the recorded ones for whatever has to be
+// (re)started.
+func adopt(cfg Config, st *state) error {
+	if len(cfg.Clusters) > 0 && !slices.Equal(cfg.Clusters, st.clusterNames()) {
+		return fmt.Errorf("the lab in %s has clusters %v, not %v: run kubefed-lab down first to change them", cfg.Dir, st.clusterNames(), cfg.Clusters)
+	}
+	if cfg.Mode != "" && cfg.Mode != st.Mode {
+		return fmt.Errorf("the lab in %s runs in %s mode, not %s: run kubefed-lab down first to change it", cfg.Dir, st.Mode, cfg.Mode)
+	}
+	if cfg.Members != nil {
+		cfg.Log("the lab in %s exists: its nodes stay as they are (change them with kubefed-lab nodes, or run down first)", cfg.Dir)
+	}
+	for _, b := range []struct{ given, recorded *string }{
+		{&cfg.KubeAPIServer, &st.KubeAPIServer},
+		{&cfg.Etcd, &st.Etcd},
+		{&cfg.KubeControllerManager, &st.KubeControllerManager},
+		{&cfg.KubeScheduler, &st.KubeScheduler},
+		{&cfg.Kwok, &st.Kwok},
+	} {
+		if *b.given != "" {
+			*b.recorded = *b.given
+		}
+	}
+	return nil
 }
 
 // Load attaches to the lab recorded in dir ("" means DefaultDir()) without
@@ -236,49 +255,55 @@ func (l *Lab) Down(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var procs []procInfo
+	// Control components first, so they do not spend their grace period
+	// retrying a vanished apiserver; etcd last, for the same reason.
+	var control, servers []procInfo
 	for _, c := range st.Clusters {
-		procs = append(procs, c.Proxy, c.APIServer)
+		control = append(control, c.ControllerManager, c.Scheduler, c.Kwok)
+		servers = append(servers, c.Proxy, c.APIServer)
 	}
-	// etcd goes last, so apiservers do not spend their grace period
-	// retrying a vanished store.
-	if err := stopAll(ctx, procs); err != nil {
-		return err
-	}
-	if err := stopAll(ctx, []procInfo{st.EtcdProcess}); err != nil {
-		return err
+	for _, procs := range [][]procInfo{control, servers, {st.EtcdProcess}} {
+		if err := stopAll(ctx, procs); err != nil {
+			return err
+		}
 	}
 	return os.RemoveAll(l.dir)
 }
 
-// Stop stops the named cluster: its proxy first, then its kube-apiserver.
-// Connections open at the time are cut, and new ones to the cluster's URL
-// are refused. Refused rather than accepted and reset: client-go retries a
-// GET ten times over about ten seconds on a reset, but fails at once on a
-// refusal, which keeps failure tests fast.
+// Stop stops the named cluster: its proxy first, then its control
+// components, then its kube-apiserver. Connections open at the time are
+// cut, and new ones to the cluster's URL are refused. Refused rather than
+// accepted and reset: client-go retries a GET ten times over about ten
+// seconds on a reset, but fails at once on a refusal, which keeps failure
+// tests fast.
 func (l *Lab) Stop(ctx context.Context, name string) error {
 	return l.update(ctx, func(st *state) error {
 		c, err := st.cluster(name)
 		if err != nil {
 			return err
 		}
-		if err := stopProcess(ctx, c.Proxy, stopGrace); err != nil {
-			return fmt.Errorf("cluster %s: stopping the proxy: %w", name, err)
+		for _, step := range [][]component{{compProxy}, {compKwok, compScheduler, compControllerManager}, {compAPIServer}} {
+			procs := make([]procInfo, len(step))
+			for i, comp := range step {
+				procs[i] = *c.proc(comp)
+			}
+			if err := stopAll(ctx, procs); err != nil {
+				return fmt.Errorf("cluster %s: stopping %v: %w", name, step, err)
+			}
+			for _, comp := range step {
+				*c.proc(comp) = procInfo{}
+			}
 		}
-		c.Proxy = procInfo{}
-		if err := stopProcess(ctx, c.APIServer, stopGrace); err != nil {
-			return fmt.Errorf("cluster %s: stopping kube-apiserver: %w", name, err)
-		}
-		c.APIServer = procInfo{}
 		l.log("stopped %s", name)
 		return nil
 	})
 }
 
-// Start starts the named cluster again (its kube-apiserver and its proxy,
-// with the latency set last), with the same port, certificates and etcd
-// data, and waits until it is ready. A running cluster is only checked for
-// readiness.
+// Start starts the named cluster again (its kube-apiserver, its proxy,
+// with the latency set last, and its control components), with the same
+// port, certificates and etcd data, and waits until it is ready. A running
+// cluster is only checked for readiness, and whatever of it stopped is
+// started.
 func (l *Lab) Start(ctx context.Context, name string) error {
 	return l.update(ctx, func(st *state) error {
 		if _, err := st.cluster(name); err != nil {
@@ -338,10 +363,14 @@ func (l *Lab) update(ctx context.Context, fn func(*state) error) error {
 type Status struct {
 	// Dir is the state directory.
 	Dir string
+	// Mode is ModeFull or ModePlain.
+	Mode string
 	// EtcdURL is etcd's client URL.
 	EtcdURL string
 	// EtcdPID is etcd's pid, 0 if it does not run.
 	EtcdPID int
+	// EtcdRSS is etcd's resident memory in bytes.
+	EtcdRSS int64
 	// Clusters describes each cluster, the host first.
 	Clusters []ClusterStatus
 }
@@ -353,14 +382,35 @@ type ClusterStatus struct {
 	PID int
 	// ProxyPID is the latency proxy's pid, 0 if it does not run.
 	ProxyPID int
+	// Components lists every process of the cluster, the kube-apiserver
+	// and the proxy first, then the control components of a full lab.
+	Components []ComponentStatus
 	// Ready reports whether /readyz answered ok through the proxy.
 	Ready bool
 	// Latency is the one-way delay of the proxy.
 	Latency time.Duration
+	// Region is the region of a member's nodes; empty on the host and in a
+	// plain lab.
+	Region string
+	// Nodes is the number of the lab's simulated nodes in the cluster, and
+	// NodesReady how many of them are Ready; both are read from the
+	// cluster when it is ready.
+	Nodes, NodesReady int
+}
+
+// ComponentStatus is one process of a cluster.
+type ComponentStatus struct {
+	// Name is kube-apiserver, proxy, kube-controller-manager,
+	// kube-scheduler or kwok.
+	Name string
+	// PID is its pid, 0 if it does not run.
+	PID int
+	// RSS is its resident memory in bytes, 0 if it does not run.
+	RSS int64
 }
 
 // Status reports which processes run and which clusters answer, probing
-// each running cluster's /readyz briefly.
+// each running cluster's /readyz, and counting its Ready nodes, briefly.
 func (l *Lab) Status(ctx context.Context) (Status, error) {
 	st, err := readState(l.dir)
 	if err != nil {
@@ -368,17 +418,25 @@ func (l *Lab) Status(ctx context.Context) (Status, error) {
 	}
 	s := Status{
 		Dir:     l.dir,
+		Mode:    st.Mode,
 		EtcdURL: fmt.Sprintf("http://127.0.0.1:%d", st.EtcdPort),
 		EtcdPID: livePID(st.EtcdProcess),
 	}
+	s.EtcdRSS = residentBytes(s.EtcdPID)
 	s.Clusters = make([]ClusterStatus, len(st.Clusters))
 	var wg sync.WaitGroup
-	for i, cs := range st.Clusters {
+	for i := range st.Clusters {
+		cs := &st.Clusters[i]
 		s.Clusters[i] = ClusterStatus{
 			Cluster:  l.Cluster(cs.Name),
 			PID:      livePID(cs.APIServer),
 			ProxyPID: livePID(cs.Proxy),
 			Latency:  time.Duration(cs.Latency),
+			Region:   cs.Region,
+		}
+		for _, comp := range append([]component{compAPIServer, compProxy}, controlComponents(st.Mode, st.isHost(cs.Name))...) {
+			pid := livePID(*cs.proc(comp))
+			s.Clusters[i].Components = append(s.Clusters[i].Components, ComponentStatus{Name: string(comp), PID: pid, RSS: residentBytes(pid)})
 		}
 		if s.Clusters[i].PID == 0 || s.Clusters[i].ProxyPID == 0 {
 			continue
@@ -387,6 +445,9 @@ func (l *Lab) Status(ctx context.Context) (Status, error) {
 			pctx, cancel := context.WithTimeout(ctx, 3*time.Second+2*time.Duration(cs.Latency))
 			defer cancel()
 			s.Clusters[i].Ready = probeReady(pctx, s.Clusters[i].Cluster) == nil
+			if s.Clusters[i].Ready && len(cs.Nodes) > 0 {
+				s.Clusters[i].Nodes, s.Clusters[i].NodesReady = l.countNodes(pctx, cs)
+			}
 		})
 	}
 	wg.Wait()
@@ -427,13 +488,17 @@ func create(cfg Config) (*state, error) {
 	if len(cfg.Clusters) == 0 {
 		cfg.Clusters = DefaultClusters
 	}
+	if cfg.Mode == "" {
+		cfg.Mode = ModeFull
+	}
 	if cfg.Etcd == "" {
 		cfg.Etcd = defaultEtcd()
 	}
-	if err := checkBinary("kube-apiserver", cfg.KubeAPIServer, "set "+EnvKubeAPIServer+" or pass -kube-apiserver"); err != nil {
+	if err := checkBinaries(cfg); err != nil {
 		return nil, err
 	}
-	if err := checkBinary("etcd", cfg.Etcd, "install Debian's etcd-server package, or set "+EnvEtcd+" or pass -etcd"); err != nil {
+	members, err := memberNodes(cfg)
+	if err != nil {
 		return nil, err
 	}
 	ports, err := choosePorts(cfg.BasePort, 2+2*len(cfg.Clusters))
@@ -441,20 +506,28 @@ func create(cfg Config) (*state, error) {
 		return nil, err
 	}
 	st := &state{
-		KubeAPIServer: cfg.KubeAPIServer,
-		Etcd:          cfg.Etcd,
-		EtcdPort:      ports[0],
-		EtcdPeerPort:  ports[1],
+		Mode:                  cfg.Mode,
+		KubeAPIServer:         cfg.KubeAPIServer,
+		KubeControllerManager: cfg.KubeControllerManager,
+		KubeScheduler:         cfg.KubeScheduler,
+		Kwok:                  cfg.Kwok,
+		Etcd:                  cfg.Etcd,
+		EtcdPort:              ports[0],
+		EtcdPeerPort:          ports[1],
 	}
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, etcdDir), 0o700); err != nil {
 		return nil, err
 	}
 	now := time.Now()
 	for i, name := range cfg.Clusters {
-		if err := createCluster(filepath.Join(cfg.Dir, clustersDir, name), name, now); err != nil {
+		c := clusterState{Name: name, Port: ports[2+2*i], APIServerPort: ports[3+2*i]}
+		if m, ok := members[name]; ok {
+			c.Region, c.Nodes = m.region, m.nodes
+		}
+		if err := createCluster(filepath.Join(cfg.Dir, clustersDir, name), c, now); err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", name, err)
 		}
-		st.Clusters = append(st.Clusters, clusterState{Name: name, Port: ports[2+2*i], APIServerPort: ports[3+2*i]})
+		st.Clusters = append(st.Clusters, c)
 	}
 	l, err := newLab(cfg.Dir, st)
 	if err != nil {
@@ -469,18 +542,79 @@ func create(cfg Config) (*state, error) {
 	return st, nil
 }
 
+// checkBinaries checks the programs a new lab of cfg's mode runs.
+func checkBinaries(cfg Config) error {
+	checks := []struct{ what, path, hint string }{
+		{"kube-apiserver", cfg.KubeAPIServer, "set " + EnvKubeAPIServer + " or pass -kube-apiserver"},
+		{"etcd", cfg.Etcd, "install Debian's etcd-server package, or set " + EnvEtcd + " or pass -etcd"},
+	}
+	if cfg.Mode == ModeFull {
+		const plain = "; or run a plain lab of kube-apiservers only (-plain)"
+		checks = append(checks,
+			struct{ what, path, hint string }{"kube-controller-manager", cfg.KubeControllerManager, "set " + EnvKubeControllerManager + " or pass -kube-controller-manager" + plain},
+			struct{ what, path, hint string }{"kube-scheduler", cfg.KubeScheduler, "set " + EnvKubeScheduler + " or pass -kube-scheduler" + plain},
+			struct{ what, path, hint string }{"kwok", cfg.Kwok, "set " + EnvKwok + " or pass -kwok" + plain},
+		)
+	}
+	for _, c := range checks {
+		if err := checkBinary(c.what, c.path, c.hint); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// memberSetup is the region and nodes a new member is created with.
+type memberSetup struct {
+	region string
+	nodes  []Node
+}
+
+// memberNodes works out each member's region and nodes in a full lab:
+// cfg.Members where given, DefaultMember otherwise.
+func memberNodes(cfg Config) (map[string]memberSetup, error) {
+	for name := range cfg.Members {
+		switch i := slices.Index(cfg.Clusters, name); {
+		case i < 0:
+			return nil, fmt.Errorf("nodes are set for cluster %s, which is not in the lab (clusters: %v)", name, cfg.Clusters)
+		case i == 0:
+			return nil, fmt.Errorf("nodes are set for cluster %s, the host: only members have nodes", name)
+		}
+	}
+	out := map[string]memberSetup{}
+	if cfg.Mode == ModePlain {
+		return out, nil
+	}
+	for _, name := range cfg.Clusters[1:] {
+		m, ok := cfg.Members[name]
+		if !ok {
+			m = DefaultMember(name)
+		}
+		if m.Region == "" {
+			m.Region = DefaultMember(name).Region
+		}
+		nodes, err := expandNodes(name, m)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = memberSetup{region: m.Region, nodes: nodes}
+	}
+	return out, nil
+}
+
 // createCluster writes one cluster's CA, serving and admin certificates,
-// service-account key, token and empty latency.
-func createCluster(dir, name string, now time.Time) error {
+// service-account key, token and empty latency, and the certificates and
+// kubeconfigs of its control components.
+func createCluster(dir string, c clusterState, now time.Time) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	path := func(f string) string { return filepath.Join(dir, f) }
-	ca, err := newCA("kubefed-lab "+name+" CA", now)
+	ca, err := newCA("kubefed-lab "+c.Name+" CA", now)
 	if err != nil {
 		return err
 	}
-	serving, err := ca.issueServing("kube-apiserver "+name, now)
+	serving, err := ca.issueServing("kube-apiserver "+c.Name, now)
 	if err != nil {
 		return err
 	}
@@ -509,6 +643,20 @@ func createCluster(dir, name string, now time.Time) error {
 		os.WriteFile(path(tokenAuthFile), []byte(tokens), 0o600),
 		writeLatencyFile(path(latencyFile), 0),
 	} {
+		if err != nil {
+			return err
+		}
+	}
+	server := fmt.Sprintf("https://127.0.0.1:%d", c.APIServerPort)
+	for _, comp := range []component{compControllerManager, compScheduler, compKwok} {
+		kp, err := ca.issueClient(componentUsers[comp], nil, now)
+		if err != nil {
+			return err
+		}
+		if err := kp.write(path(componentCert(comp)), path(componentKey(comp))); err != nil {
+			return err
+		}
+		err = writeComponentKubeconfig(path(componentKubeconfig(comp)), server, path(caCertFile), path(componentCert(comp)), path(componentKey(comp)))
 		if err != nil {
 			return err
 		}

@@ -19,10 +19,11 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// TestLab brings up a real two-cluster lab in a temporary directory and
-// walks through what tests and benchmarks rely on. It needs a kube-apiserver
-// binary, named by KUBEFED_LAB_KUBE_APISERVER, and skips without one; etcd
-// comes from PATH or /usr/bin/etcd.
+// TestLab brings up a real two-cluster plain lab (kube-apiservers only) in
+// a temporary directory and walks through what tests and benchmarks rely
+// on. It needs a kube-apiserver binary, named by KUBEFED_LAB_KUBE_APISERVER,
+// and skips without one; etcd comes from PATH or /usr/bin/etcd. TestFullLab
+// covers what the control components add.
 func TestLab(t *testing.T) {
 	kas := os.Getenv(EnvKubeAPIServer)
 	if kas == "" {
@@ -31,7 +32,7 @@ func TestLab(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	dir := filepath.Join(t.TempDir(), "lab")
-	cfg := Config{Dir: dir, Clusters: []string{"host", "berlin"}, KubeAPIServer: kas, Log: t.Logf}
+	cfg := Config{Dir: dir, Clusters: []string{"host", "berlin"}, Mode: ModePlain, KubeAPIServer: kas, Log: t.Logf}
 
 	start := time.Now()
 	l, err := Up(ctx, cfg)
@@ -132,6 +133,9 @@ func TestLab(t *testing.T) {
 		}
 		if _, err := Up(ctx, Config{Dir: dir, Clusters: []string{"host", "paris"}, KubeAPIServer: kas}); err == nil {
 			t.Error("Up with other clusters than the running lab's: no error")
+		}
+		if _, err := Up(ctx, Config{Dir: dir, Mode: ModeFull, KubeAPIServer: kas}); err == nil || !strings.Contains(err.Error(), "plain mode") {
+			t.Errorf("Up in full mode on a plain lab: %v, want an error naming its mode", err)
 		}
 	})
 
@@ -251,7 +255,7 @@ func kubeconfigContext(t *testing.T, c Cluster) *rest.Config {
 }
 
 // pids lists every process of the lab: etcd, then each cluster's
-// kube-apiserver and proxy.
+// kube-apiserver, proxy and control components.
 func pids(t *testing.T, l *Lab) []int {
 	t.Helper()
 	st, err := readState(l.Dir())
@@ -261,6 +265,9 @@ func pids(t *testing.T, l *Lab) []int {
 	out := []int{st.EtcdProcess.PID}
 	for _, c := range st.Clusters {
 		out = append(out, c.APIServer.PID, c.Proxy.PID)
+		for _, comp := range controlComponents(st.Mode, st.isHost(c.Name)) {
+			out = append(out, c.proc(comp).PID)
+		}
 	}
 	for _, p := range out {
 		if p == 0 {
@@ -301,5 +308,19 @@ func TestUpRefusesADirectoryThatIsNotALab(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 		t.Errorf("the file is gone: %v", err)
+	}
+}
+
+func TestFullUpWithoutTheControlComponentsSaysWhatToSet(t *testing.T) {
+	for _, env := range []string{EnvKubeControllerManager, EnvKubeScheduler, EnvKwok} {
+		t.Setenv(env, "")
+	}
+	dir := filepath.Join(t.TempDir(), "lab")
+	_, err := Up(t.Context(), Config{Dir: dir, KubeAPIServer: "/bin/true", Etcd: "/bin/true"})
+	if err == nil || !strings.Contains(err.Error(), EnvKubeControllerManager) || !strings.Contains(err.Error(), "-plain") {
+		t.Fatalf("full Up without kube-controller-manager: %v, want an error naming %s and the plain mode", err, EnvKubeControllerManager)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("failed Up left %s behind (%v)", dir, err)
 	}
 }

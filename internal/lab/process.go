@@ -195,3 +195,31 @@ func logTail(path string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// residentBytes is the resident memory of a process, 0 when it cannot be
+// read (the process is gone).
+func residentBytes(pid int) int64 {
+	if pid <= 0 {
+		return 0
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	return parseVmRSS(string(status))
+}
+
+// parseVmRSS reads the VmRSS line of /proc/PID/status ("VmRSS:  1234 kB").
+func parseVmRSS(status string) int64 {
+	for _, line := range strings.Split(status, "\n") {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		var kb int64
+		if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+			return kb << 10
+		}
+	}
+	return 0
+}

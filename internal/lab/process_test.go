@@ -157,3 +157,24 @@ func session(t *testing.T, pid int) int {
 	}
 	return sid
 }
+
+func TestParseVmRSS(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status string
+		want   int64
+	}{
+		{"a running process", "Name:\tetcd\nVmPeak:\t  999 kB\nVmRSS:\t   51200 kB\nRssAnon:\t 100 kB\n", 50 << 20},
+		{"a kernel thread has none", "Name:\tkthreadd\nState:\tS (sleeping)\n", 0},
+		{"garbage", "VmRSS:\tlots\n", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := parseVmRSS(tc.status); got != tc.want {
+				t.Errorf("parseVmRSS = %d, want %d", got, tc.want)
+			}
+		})
+	}
+	if rss := residentBytes(os.Getpid()); rss <= 0 {
+		t.Errorf("resident memory of this test: %d, want some", rss)
+	}
+}

@@ -12,9 +12,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"k8s.io/client-go/kubernetes"
 )
 
 // logTailLines is how much of a process log an error message quotes.
@@ -35,13 +38,14 @@ func (l *Lab) ensure(ctx context.Context) error {
 }
 
 // ensureOnly makes etcd and the named clusters run and waits until each
-// cluster answers /readyz through its proxy. On failure it stops what it
-// started, so a failed call leaves no half-started process behind, and
-// returns an error quoting the log of what failed. The caller holds the
-// lock and saves st.
+// cluster answers /readyz through its proxy and, in a full lab, until its
+// control components work. On failure it stops what it started, so a
+// failed call leaves no half-started process behind, and returns an error
+// quoting the log of what failed. The caller holds the lock and saves st.
 func (l *Lab) ensureOnly(ctx context.Context, st *state, names ...string) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, l.readyTimeout)
 	defer cancel()
+	var mu sync.Mutex
 	var started []*procInfo
 	defer func() {
 		if err == nil {
@@ -54,26 +58,57 @@ func (l *Lab) ensureOnly(ctx context.Context, st *state, names ...string) (err e
 		}
 	}()
 	// record keeps a pid on disk as soon as it exists, so that even a
-	// crash of this process cannot orphan it.
+	// crash of this process cannot orphan it. Clusters start their control
+	// components concurrently, hence the lock.
 	record := func(slot *procInfo, p procInfo) {
+		mu.Lock()
+		defer mu.Unlock()
 		*slot = p
 		started = append(started, slot)
 		_ = writeState(l.dir, st)
 	}
 
-	if !st.EtcdProcess.running() {
-		log := filepath.Join(l.dir, etcdDir, etcdLog)
-		p, err := startProcess(st.Etcd, etcdArgs(st, filepath.Join(l.dir, etcdDir, etcdDataSubdir)), childEnv(), l.dir, log)
-		if err != nil {
-			return err
-		}
-		record(&st.EtcdProcess, p)
-		l.log("started etcd (pid %d) on http://127.0.0.1:%d", p.PID, st.EtcdPort)
-		if err := waitEtcd(ctx, st.EtcdPort, p, log); err != nil {
-			return err
-		}
+	if err := l.ensureEtcd(ctx, st, record); err != nil {
+		return err
 	}
+	if err := l.startServers(st, names, record); err != nil {
+		return err
+	}
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		c, _ := st.cluster(name)
+		wg.Go(func() {
+			if errs[i] = l.waitReady(ctx, l.Cluster(name), c); errs[i] == nil {
+				errs[i] = l.ensureControl(ctx, st, c, record)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
 
+// recorder stores the pid of a process just started.
+type recorder func(slot *procInfo, p procInfo)
+
+// ensureEtcd starts etcd unless it runs, and waits until it is healthy.
+func (l *Lab) ensureEtcd(ctx context.Context, st *state, record recorder) error {
+	if st.EtcdProcess.running() {
+		return nil
+	}
+	log := filepath.Join(l.dir, etcdDir, etcdLog)
+	p, err := startProcess(st.Etcd, etcdArgs(st, filepath.Join(l.dir, etcdDir, etcdDataSubdir)), childEnv(), l.dir, log)
+	if err != nil {
+		return err
+	}
+	record(&st.EtcdProcess, p)
+	l.log("started etcd (pid %d) on http://127.0.0.1:%d", p.PID, st.EtcdPort)
+	return waitEtcd(ctx, st.EtcdPort, p, log)
+}
+
+// startServers starts the proxy and kube-apiserver of each named cluster
+// that lacks them, without waiting for them.
+func (l *Lab) startServers(st *state, names []string, record recorder) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding this program to run the latency proxies: %w", err)
@@ -102,15 +137,52 @@ func (l *Lab) ensureOnly(ctx context.Context, st *state, names ...string) (err e
 			l.log("started kube-apiserver %s (pid %d) on 127.0.0.1:%d", name, p.PID, c.APIServerPort)
 		}
 	}
+	return nil
+}
 
-	errs := make([]error, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		c, _ := st.cluster(name)
-		wg.Go(func() { errs[i] = l.waitReady(ctx, l.Cluster(name), c) })
+// ensureControl starts the control components of a cluster whose
+// kube-apiserver is ready, after writing what they need, and waits until
+// they work.
+func (l *Lab) ensureControl(ctx context.Context, st *state, c *clusterState, record recorder) error {
+	comps := controlComponents(st.Mode, st.isHost(c.Name))
+	if len(comps) == 0 {
+		return nil
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	cs, err := kubernetes.NewForConfig(l.directConfig(c))
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	dir := l.clusterDir(c.Name)
+	if slices.Contains(comps, compKwok) {
+		if err := bootstrapMember(ctx, cs, c); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dir, kwokWorkDir), 0o700); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, kwokStagesFile), kwokStages(), 0o644); err != nil {
+			return fmt.Errorf("cluster %s: writing kwok's stages: %w", c.Name, err)
+		}
+	}
+	for _, comp := range comps {
+		if c.proc(comp).running() {
+			continue
+		}
+		p, err := startProcess(st.binary(comp), componentArgs(st, comp, dir, st.isHost(c.Name)), componentEnv(comp, dir), dir,
+			filepath.Join(dir, componentLog(comp)))
+		if err != nil {
+			return fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+		record(c.proc(comp), p)
+		l.log("started %s %s (pid %d)", comp, c.Name, p.PID)
+	}
+	return l.waitWorking(ctx, cs, c, comps)
+}
+
+// exitedError says that a component of a cluster exited, quoting its log.
+func (l *Lab) exitedError(cluster string, comp component) error {
+	log := filepath.Join(l.clusterDir(cluster), componentLog(comp))
+	return fmt.Errorf("cluster %s: %s exited; end of %s:\n%s", cluster, comp, log, logTail(log, logTailLines))
 }
 
 // etcdArgs is etcd's command line. etcd is private to the lab, so it
@@ -130,13 +202,20 @@ func etcdArgs(st *state, dataDir string) []string {
 		"--initial-cluster=kubefed-lab=" + peer,
 		"--logger=zap",
 		"--log-outputs=stderr",
+		// The clusters share this etcd, so its revision moves with every
+		// cluster's writes while each kube-apiserver's watch cache only
+		// sees its own prefix. A cache learns how far the revision has
+		// gone from progress notifications alone (etcd 3.4 sends them
+		// only periodically, every 10 minutes by default); until then,
+		// reads at a newer revision wait for it and time out.
+		"--experimental-watch-progress-notify-interval=5s",
 	}
 }
 
 // apiserverArgs is a cluster's kube-apiserver command line.
 func apiserverArgs(st *state, c *clusterState, dir string) []string {
 	path := func(f string) string { return filepath.Join(dir, f) }
-	return []string{
+	args := []string{
 		st.KubeAPIServer,
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", st.EtcdPort),
 		"--etcd-prefix=/" + c.Name,
@@ -151,11 +230,22 @@ func apiserverArgs(st *state, c *clusterState, dir string) []string {
 		"--service-account-key-file=" + path(saPubFile),
 		"--service-account-signing-key-file=" + path(saKeyFile),
 		"--service-cluster-ip-range=10.0.0.0/24",
-		// No controller-manager creates the default service accounts this
-		// plugin insists on.
-		"--disable-admission-plugins=ServiceAccount",
 		"--profiling=false",
+		// With WatchList on, a watch from resource version 0 or none (kwok
+		// starts every watch so, as do kubectl get -w and many tools) is
+		// served as a watch-list stream, which needs etcd's progress
+		// notifications; Debian's etcd 3.4 has none, so such watches fail
+		// and their clients retry with a growing back-off, leaving pods
+		// Pending for up to half a minute. Off, they get the classic
+		// synthetic ADDED events.
+		"--feature-gates=WatchList=false",
 	}
+	if st.Mode == ModePlain {
+		// No controller manager creates the default service accounts
+		// this plugin insists on.
+		args = append(args, "--disable-admission-plugins=ServiceAccount")
+	}
+	return args
 }
 
 // childEnv is the environment of the lab's processes: the caller's, minus

@@ -14,7 +14,12 @@ import (
 
 // stateVersion changes when the state file stops being readable by older
 // code; a lab recorded with another version must be brought down first.
-const stateVersion = 1
+// Version 1 labs, recorded before labs had modes, are read as plain ones:
+// that is what they ran, so they can still be stopped and brought down.
+const (
+	stateVersion      = 2
+	plainStateVersion = 1
+)
 
 // Names inside the state directory.
 const (
@@ -28,24 +33,35 @@ const (
 // state is what a process needs to find and manage a lab started by another
 // process. It is stored as JSON in the state directory.
 type state struct {
-	Version       int            `json:"version"`
-	KubeAPIServer string         `json:"kubeAPIServer"`
-	Etcd          string         `json:"etcd"`
-	EtcdPort      int            `json:"etcdPort"`
-	EtcdPeerPort  int            `json:"etcdPeerPort"`
-	EtcdProcess   procInfo       `json:"etcdProcess"`
-	Clusters      []clusterState `json:"clusters"`
+	Version               int            `json:"version"`
+	Mode                  string         `json:"mode"`
+	KubeAPIServer         string         `json:"kubeAPIServer"`
+	KubeControllerManager string         `json:"kubeControllerManager,omitempty"`
+	KubeScheduler         string         `json:"kubeScheduler,omitempty"`
+	Kwok                  string         `json:"kwok,omitempty"`
+	Etcd                  string         `json:"etcd"`
+	EtcdPort              int            `json:"etcdPort"`
+	EtcdPeerPort          int            `json:"etcdPeerPort"`
+	EtcdProcess           procInfo       `json:"etcdProcess"`
+	Clusters              []clusterState `json:"clusters"`
 }
 
 // clusterState records one cluster. Port is the one clients use (the
 // latency proxy); APIServerPort is kube-apiserver's own, behind the proxy.
+// Nodes are the simulated nodes the lab keeps in the cluster: created
+// when missing, whenever the cluster starts.
 type clusterState struct {
-	Name          string   `json:"name"`
-	Port          int      `json:"port"`
-	APIServerPort int      `json:"apiserverPort"`
-	Latency       duration `json:"latency"`
-	APIServer     procInfo `json:"apiserver"`
-	Proxy         procInfo `json:"proxy"`
+	Name              string   `json:"name"`
+	Port              int      `json:"port"`
+	APIServerPort     int      `json:"apiserverPort"`
+	Latency           duration `json:"latency"`
+	Region            string   `json:"region,omitempty"`
+	Nodes             []Node   `json:"nodes,omitempty"`
+	APIServer         procInfo `json:"apiserver"`
+	Proxy             procInfo `json:"proxy"`
+	ControllerManager procInfo `json:"controllerManager"`
+	Scheduler         procInfo `json:"scheduler"`
+	Kwok              procInfo `json:"kwok"`
 }
 
 // duration is a time.Duration stored as text ("80ms") so the file reads well.
@@ -84,6 +100,11 @@ func (s *state) cluster(name string) (*clusterState, error) {
 	return nil, fmt.Errorf("no cluster %q in this lab (clusters: %v)", name, names)
 }
 
+// isHost reports whether name is the federation host: the first cluster.
+func (s *state) isHost(name string) bool {
+	return len(s.Clusters) > 0 && s.Clusters[0].Name == name
+}
+
 // clusterNames lists the clusters in order, the host first.
 func (s *state) clusterNames() []string {
 	names := make([]string, len(s.Clusters))
@@ -110,6 +131,9 @@ func readState(dir string) (*state, error) {
 	var s state
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("reading the lab state %s: %w", filepath.Join(dir, stateFile), err)
+	}
+	if s.Version == plainStateVersion {
+		s.Mode, s.Version = ModePlain, stateVersion
 	}
 	if s.Version != stateVersion {
 		return nil, fmt.Errorf("the lab in %s was recorded by another version (state version %d, want %d): stop its processes and remove the directory", dir, s.Version, stateVersion)

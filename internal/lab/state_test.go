@@ -7,25 +7,33 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func TestStateRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	want := &state{
-		KubeAPIServer: "/bin/kube-apiserver",
-		Etcd:          "/usr/bin/etcd",
-		EtcdPort:      20000,
-		EtcdPeerPort:  20001,
-		EtcdProcess:   procInfo{PID: 42, Args: []string{"/usr/bin/etcd", "--name=x"}},
+		Mode:                  ModeFull,
+		KubeAPIServer:         "/bin/kube-apiserver",
+		KubeControllerManager: "/bin/kube-controller-manager",
+		KubeScheduler:         "/bin/kube-scheduler",
+		Kwok:                  "/bin/kwok",
+		Etcd:                  "/usr/bin/etcd",
+		EtcdPort:              20000,
+		EtcdPeerPort:          20001,
+		EtcdProcess:           procInfo{PID: 42, Args: []string{"/usr/bin/etcd", "--name=x"}},
 		Clusters: []clusterState{
-			{Name: "host", Port: 20002, APIServerPort: 20003},
-			{Name: "berlin", Port: 20004, APIServerPort: 20005, Latency: duration(80 * time.Millisecond),
-				APIServer: procInfo{PID: 7, Args: []string{"kas"}}, Proxy: procInfo{PID: 8, Args: []string{"p"}}},
+			{Name: "host", Port: 20002, APIServerPort: 20003, ControllerManager: procInfo{PID: 9, Args: []string{"kcm"}}},
+			{Name: "berlin", Port: 20004, APIServerPort: 20005, Latency: duration(80 * time.Millisecond), Region: "eu-central",
+				Nodes:     []Node{{Name: "berlin-1", Zone: "eu-central-a", CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi"), Pods: 110}},
+				APIServer: procInfo{PID: 7, Args: []string{"kas"}}, Proxy: procInfo{PID: 8, Args: []string{"p"}},
+				Scheduler: procInfo{PID: 10, Args: []string{"s"}}, Kwok: procInfo{PID: 11, Args: []string{"k"}}},
 		},
 	}
 	if err := writeState(dir, want); err != nil {
@@ -35,7 +43,8 @@ func TestStateRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) {
+	// Quantities compare by value: a parsed one caches its string.
+	if !equality.Semantic.DeepEqual(got, want) {
 		t.Errorf("read back\n%+v\nwant\n%+v", got, want)
 	}
 	// The file is meant to be read by people too.
@@ -64,6 +73,13 @@ func TestReadStateErrors(t *testing.T) {
 	if _, err := readState(dir); err == nil || errors.Is(err, ErrNoLab) {
 		t.Errorf("corrupt state: %v, want a parse error", err)
 	}
+	v1, _ := json.Marshal(map[string]any{"version": 1, "kubeAPIServer": "/kas", "clusters": []map[string]any{{"name": "host", "apiserver": map[string]any{"pid": 7}}}})
+	if err := os.WriteFile(filepath.Join(dir, stateFile), v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := readState(dir); err != nil || st.Mode != ModePlain || st.Clusters[0].APIServer.PID != 7 {
+		t.Errorf("a lab recorded before modes: %+v, %v; want it read as a plain lab with its pids", st, err)
+	}
 	b, _ := json.Marshal(map[string]any{"version": stateVersion + 1})
 	if err := os.WriteFile(filepath.Join(dir, stateFile), b, 0o644); err != nil {
 		t.Fatal(err)
@@ -85,6 +101,9 @@ func TestStateClusterLookup(t *testing.T) {
 	}
 	if _, err := s.cluster("paris"); err == nil || !strings.Contains(err.Error(), "berlin") {
 		t.Errorf("cluster(paris) = %v, want an error listing the clusters", err)
+	}
+	if !s.isHost("host") || s.isHost("berlin") || (&state{}).isHost("host") {
+		t.Error("isHost: want the first cluster only")
 	}
 }
 

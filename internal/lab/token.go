@@ -14,8 +14,8 @@ import (
 
 // ServiceAccountToken returns a token for the service account namespace/name
 // of the named cluster, minted through the TokenRequest API. It creates the
-// namespace and the service account when missing (the lab runs no
-// controller that would), but grants nothing: the token has exactly the
+// namespace and the service account when missing (no controller creates a
+// service account by name), but grants nothing: the token has exactly the
 // rights the caller binds to the account, which makes it the way to test
 // least-privilege credentials.
 func (l *Lab) ServiceAccountToken(ctx context.Context, cluster, namespace, name string, expiration time.Duration) (string, error) {
