@@ -281,7 +281,7 @@ func Rejects(err error) bool {
 // value of the wrong type (".spec.replicas: expected numeric").
 func objection(s metav1.Status) string {
 	msg := s.Message
-	if strings.Contains(msg, "API version") && !strings.Contains(msg, "/apiVersion") {
+	if (strings.Contains(msg, "API version") || strings.Contains(msg, "invalid object type")) && !strings.Contains(msg, "/apiVersion") {
 		msg = "/apiVersion: " + msg
 	}
 	if s.Details == nil || len(s.Details.Causes) == 0 {

@@ -73,3 +73,12 @@ func plannedFromState(ctx context.Context, private privateData, key string) bool
 func forgetPlannedFromState(ctx context.Context, private privateData) diag.Diagnostics {
 	return private.SetKey(ctx, plannedFromStateKey, nil)
 }
+
+// claimCreate fails the create of an object another resource of this run
+// creates too.
+func (d *providerData) claimCreate(key, what string, at path.Path, diags *diag.Diagnostics) {
+	if !d.run.ClaimCreate(key) {
+		diags.AddAttributeError(at, "Created twice in one configuration",
+			fmt.Sprintf("Another resource of this configuration creates %s too. Keep one of them.", what))
+	}
+}

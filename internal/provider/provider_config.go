@@ -118,7 +118,7 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"federation_namespace": schema.StringAttribute{
 				Optional:    true,
 				Description: "Namespace of the host cluster that holds the federation's registry and type configurations. Defaults to `" + DefaultFederationNamespace + "`, KubeFed's.",
-				Validators:  []validator.String{stringvalidator.LengthBetween(1, 63)},
+				Validators:  []validator.String{dnsLabelValidator{}},
 			},
 			"field_manager": schema.StringAttribute{
 				Optional:    true,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
@@ -32,8 +33,12 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	if !ok {
 		return false
 	}
-	if prior == nil && !r.data.run.Replacing(objectKey(in.id)) {
-		if r.refuseExisting(ctx, in, diags); diags.HasError() {
+	if prior == nil {
+		r.data.claimCreate(objectKey(in.id), in.object.String(), path.Root("template"), diags)
+		if !r.data.run.Replacing(objectKey(in.id)) {
+			r.refuseExisting(ctx, in, diags)
+		}
+		if diags.HasError() {
 			return false
 		}
 	}

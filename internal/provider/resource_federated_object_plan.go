@@ -208,7 +208,7 @@ func (r *federatedObjectResource) place(in *objectInputs, view candidates, diags
 			if !errors.As(err, &unknown) {
 				at = path.Root("placement").AtName("cluster_selector")
 			}
-			diags.AddAttributeError(at, "Invalid placement", err.Error())
+			diags.AddAttributeError(at, "Invalid placement", at.String()+": "+err.Error())
 			return nil, false
 		}
 		if len(view.late) > 0 && in.placement.Clusters == nil {
@@ -222,7 +222,7 @@ func (r *federatedObjectResource) place(in *objectInputs, view candidates, diags
 	if in.replicas != nil {
 		keys, err := federation.Placement{Clusters: sortedKeys(in.replicas)}.Select(view.registered, view.upcoming)
 		if err != nil {
-			diags.AddAttributeError(path.Root("cluster_replicas"), "Invalid cluster_replicas", err.Error())
+			diags.AddAttributeError(path.Root("cluster_replicas"), "Invalid cluster_replicas", "cluster_replicas: "+err.Error())
 			return nil, false
 		}
 		if in.placementSet {

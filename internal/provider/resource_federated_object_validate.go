@@ -91,7 +91,7 @@ func validateTimeouts(ctx context.Context, v attr.Value, diags *diag.Diagnostics
 		}
 		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
 			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeout",
-				fmt.Sprintf("%q is not a positive duration: write how long the operation may take, such as \"10m\".", s.ValueString()))
+				fmt.Sprintf("timeouts.%s: %q is not a positive duration: write how long the operation may take, such as \"10m\".", name, s.ValueString()))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -81,6 +82,8 @@ func (r *federatedTypeResource) Schema(_ context.Context, _ resource.SchemaReque
 				Optional:      true,
 				Description:   "Plural resource name of the type, e.g. `deployments`. Needed, with `namespaced`, for a type the host does not serve (a CRD installed only on the members); otherwise discovered.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators: []validator.String{stringvalidator.RegexMatches(pluralPattern,
+					"must be a resource's plural name: lowercase letters, digits and '-', such as \"widgets\"")},
 			},
 			"namespaced": schema.BoolAttribute{
 				Optional:      true,
@@ -174,6 +177,7 @@ func (r *federatedTypeResource) Create(ctx context.Context, req resource.CreateR
 	var plan federatedTypeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if !plan.Name.IsUnknown() {
+		r.data.claimCreate(typeKey(plan.Name.ValueString()), "FederatedTypeConfig "+plan.Name.ValueString(), path.Root("target_kind"), &resp.Diagnostics)
 		r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics)
 	}
 	if r.write(ctx, &plan, &resp.Diagnostics) {
@@ -280,6 +284,9 @@ func (r *federatedTypeResource) write(ctx context.Context, plan *federatedTypeMo
 	setTypeComputed(plan, ft)
 	return true
 }
+
+// pluralPattern is the shape of a resource's plural name (DNS-1035 label).
+var pluralPattern = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 
 // typeKey names a type among the run's replacements.
 func typeKey(name string) string { return "FederatedTypeConfig/" + name }

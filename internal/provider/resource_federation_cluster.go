@@ -115,7 +115,8 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 			"labels": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "Labels of the KubeFedCluster: what `cluster_selector` blocks match.",
+				Description: "Labels of the KubeFedCluster: what `cluster_selector`s match.",
+				Validators:  []validator.Map{labelsValidator{}},
 			},
 			"disabled_tls_validations": schema.ListAttribute{
 				Optional:    true,
@@ -277,6 +278,7 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	plan.SecretName = types.StringValue(registry.SecretNameFor(plan.Name.ValueString()))
+	r.data.claimCreate(clusterKey(plan.Name.ValueString()), "KubeFedCluster "+plan.Name.ValueString(), path.Root("name"), &resp.Diagnostics)
 	if r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}

@@ -124,6 +124,7 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				Computed:    true,
 				Default:     stringdefault.StaticString(federation.DefaultReplicasPath),
 				Description: "JSON pointer to the replica count in the target object, read for the current counts. Defaults to `/spec/replicas`.",
+				Validators:  []validator.String{jsonPointerValidator{}},
 			},
 			"total_replicas": schema.Int64Attribute{
 				Required:    true,
@@ -272,6 +273,8 @@ func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req re
 	var namespace, name types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &namespace)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	id := namespace.ValueString() + "/" + name.ValueString()
+	r.data.claimCreate(preferenceKey(id), "ReplicaSchedulingPreference "+id, path.Root("name"), &resp.Diagnostics)
 	if r.refuseExisting(ctx, namespace.ValueString(), name.ValueString(), &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}

@@ -25,6 +25,7 @@ var (
 	_ validator.List           = tlsValidationListValidator{}
 	_ resource.ConfigValidator = credentialsValidator{}
 	_ validator.String         = nonEmptyCredential{}
+	_ validator.Map            = labelsValidator{}
 )
 
 // Validation messages, one per rule, so tests can pin them.
@@ -56,7 +57,7 @@ func (dnsLabelValidator) ValidateString(_ context.Context, req validator.StringR
 	}
 	value := req.ConfigValue.ValueString()
 	if len(validation.IsDNS1123Label(value)) > 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid cluster name", fmt.Sprintf(msgDNSLabel, value))
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid name", nestedPath(req.Path)+fmt.Sprintf(msgDNSLabel, value))
 	}
 }
 
@@ -219,5 +220,40 @@ func (nonEmptyCredential) ValidateString(_ context.Context, req validator.String
 	}
 	if strings.TrimSpace(req.ConfigValue.ValueString()) == "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Empty credential", req.Path.String()+" "+msgCredEmpty)
+	}
+}
+
+// nestedPath names an attribute inside another one, which the CLI cannot
+// point at in the configuration, as a prefix of a message; a top-level
+// attribute's line is shown by the CLI, so it needs none.
+func nestedPath(p path.Path) string {
+	if len(p.Steps()) < 2 {
+		return ""
+	}
+	return p.String() + ": "
+}
+
+// labelsValidator checks a map of Kubernetes labels: qualified names as
+// keys, label values as values.
+type labelsValidator struct{}
+
+func (labelsValidator) Description(context.Context) string { return "Kubernetes labels" }
+
+func (v labelsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (labelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for key, v := range req.ConfigValue.Elements() {
+		value, ok := v.(types.String)
+		if !ok || value.IsUnknown() {
+			continue
+		}
+		problems := append(validation.IsQualifiedName(key), validation.IsValidLabelValue(value.ValueString())...)
+		if len(problems) > 0 {
+			resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(key), "Invalid label",
+				fmt.Sprintf("%s[%q] = %q: %s", req.Path, key, value.ValueString(), strings.Join(problems, "; ")))
+		}
 	}
 }

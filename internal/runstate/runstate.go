@@ -38,6 +38,7 @@ type Run struct {
 	health     map[string]registry.ClusterHealth
 	placements map[string]federation.Placement
 	replacing  map[string]bool
+	creating   map[string]bool
 	planned    map[string]registry.FederatedType
 
 	types      sync.Map // name → *registry.FederatedType, found in the host
@@ -51,6 +52,7 @@ func New(load Loader) *Run {
 		health:     map[string]registry.ClusterHealth{},
 		placements: map[string]federation.Placement{},
 		replacing:  map[string]bool{},
+		creating:   map[string]bool{},
 		planned:    map[string]registry.FederatedType{},
 	}
 }
@@ -197,3 +199,17 @@ func (r *Run) Replacing(id string) bool {
 
 // clone is a defensive copy for labels kept in the snapshot.
 func clone(m map[string]string) map[string]string { return maps.Clone(m) }
+
+// ClaimCreate records that a resource of this run creates the object of
+// that key, and reports false when another one of the run did already: two
+// resources of one configuration for the same object, applied at once,
+// would otherwise both find the host empty and both write it.
+func (r *Run) ClaimCreate(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.creating[key] {
+		return false
+	}
+	r.creating[key] = true
+	return true
+}

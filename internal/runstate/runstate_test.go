@@ -127,3 +127,16 @@ func TestNamespaceEnsuredOnce(t *testing.T) {
 		t.Error("second time: ensured")
 	}
 }
+
+func TestClaimCreateOncePerRun(t *testing.T) {
+	run := New(nil)
+	if !run.ClaimCreate("FederatedObject/configmaps/app/x") {
+		t.Fatal("the first create of an object is claimed")
+	}
+	if run.ClaimCreate("FederatedObject/configmaps/app/x") {
+		t.Error("a second create of the same object in one run must be refused")
+	}
+	if !run.ClaimCreate("FederatedObject/configmaps/app/y") {
+		t.Error("another object is another claim")
+	}
+}
