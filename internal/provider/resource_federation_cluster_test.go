@@ -3,8 +3,11 @@ package provider_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,10 +17,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 )
 
 // memberBlock registers the lab cluster member under name, authenticating
@@ -390,4 +402,360 @@ func deleteClusters(t *testing.T, host hostClients, names ...string) {
 			t.Errorf("cleaning up Secret of %s: %v", name, err)
 		}
 	}
+}
+
+// The permissions guide documents the roles; the tests grant exactly what
+// its YAML blocks say, so the guide stays true.
+const permissionsGuide = "../../templates/guides/permissions.md.tmpl"
+
+// guideObjects reads the objects of the guide's YAML blocks, by
+// "<Kind>/<name>".
+func guideObjects(t *testing.T) map[string]*unstructured.Unstructured {
+	t.Helper()
+	text, err := os.ReadFile(permissionsGuide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects := map[string]*unstructured.Unstructured{}
+	blocks := strings.Split(string(text), "```yaml\n")
+	for _, block := range blocks[1:] {
+		body, _, _ := strings.Cut(block, "```")
+		for _, doc := range strings.Split(body, "\n---\n") {
+			obj := map[string]any{}
+			if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+				t.Fatalf("%s: a YAML block does not parse: %v", permissionsGuide, err)
+			}
+			u := &unstructured.Unstructured{Object: obj}
+			objects[u.GetKind()+"/"+u.GetName()] = u
+		}
+	}
+	return objects
+}
+
+// guideRules are the rules of a role of the guide, as JSON.
+func guideRules(t *testing.T, key string) string {
+	t.Helper()
+	obj, ok := guideObjects(t)[key]
+	if !ok {
+		t.Fatalf("%s has no %s", permissionsGuide, key)
+	}
+	rules, err := json.Marshal(obj.Object["rules"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var typed []rbacv1.PolicyRule
+	if err := json.Unmarshal(rules, &typed); err != nil {
+		t.Fatal(err)
+	}
+	normal, _ := json.Marshal(typed)
+	return string(normal)
+}
+
+// hostIdentity grants a new ServiceAccount of the lab's host the guide's
+// ClusterRole and Role called role, and returns its token. The account and
+// its bindings go when the test ends.
+func hostIdentity(t *testing.T, role string) string {
+	t.Helper()
+	ctx := context.Background()
+	lab := acctest.Lab(t)
+	admin, err := kubernetes.NewForConfig(lab.Host().RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: federationNamespace}}
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	host := newHostClients(t)
+	objects := guideObjects(t)
+	for _, key := range []string{"ClusterRole/" + role, "Role/" + role} {
+		obj, ok := objects[key]
+		if !ok {
+			t.Fatalf("%s has no %s", permissionsGuide, key)
+		}
+		gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: strings.ToLower(obj.GetKind()) + "s"}
+		client := host.dynamic.Resource(gvr).Namespace(obj.GetNamespace())
+		if obj.GetNamespace() == "" {
+			_, err = host.dynamic.Resource(gvr).Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: "acctest", Force: true})
+		} else {
+			_, err = client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: "acctest", Force: true})
+		}
+		if err != nil {
+			t.Fatalf("applying the guide's %s: %v", key, err)
+		}
+	}
+	const accountNamespace = "kubefed-acc"
+	name := "acc-" + role
+	token, err := lab.ServiceAccountToken(ctx, "host", accountNamespace, name, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: accountNamespace}}
+	_, err = admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subjects,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	_, err = admin.RbacV1().RoleBindings(federationNamespace).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: federationNamespace}, Subjects: subjects,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = admin.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
+		_ = admin.RbacV1().RoleBindings(federationNamespace).Delete(ctx, name, metav1.DeleteOptions{})
+		_ = admin.CoreV1().ServiceAccounts(accountNamespace).Delete(ctx, name, metav1.DeleteOptions{})
+	})
+	return token
+}
+
+// joinTypes enables the types the join tests federate.
+const joinTypes = `
+resource "kubefed_federated_type" "namespaces" {
+  target_api_version = "v1"
+  target_kind        = "Namespace"
+}
+
+resource "kubefed_federated_type" "configmaps" {
+  target_api_version = "v1"
+  target_kind        = "ConfigMap"
+}
+
+resource "kubefed_federated_type" "deployments" {
+  target_api_version = "apps/v1"
+  target_kind        = "Deployment"
+}
+`
+
+// joinedCluster joins the lab's member under name with its kubeconfig
+// context, granting the federation the listed types.
+func joinedCluster(t *testing.T, name, member, types, extra string) string {
+	return fmt.Sprintf(`
+resource "kubefed_federation_cluster" "joined" {
+  name = %q
+  join = {
+    config_path     = %q
+    config_context  = %q
+    federated_types = [%s]
+%s
+  }
+}
+`, name, acctest.Lab(t).KubeconfigPath(), member, types, extra)
+}
+
+// joinedObjects federates a namespace and a ConfigMap in it to the joined
+// cluster.
+func joinedObjects(ns string) string {
+	return fmt.Sprintf(`
+resource "kubefed_federated_object" "ns" {
+  type      = kubefed_federated_type.namespaces.name
+  template  = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %[1]q } })
+  placement = { clusters = [kubefed_federation_cluster.joined.name] }
+}
+
+resource "kubefed_federated_object" "cm" {
+  type     = kubefed_federated_type.configmaps.name
+  template = yamlencode({
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = "settings", namespace = %[1]q }
+    data       = { color = "blue" }
+  })
+  placement  = { clusters = [kubefed_federation_cluster.joined.name] }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, ns)
+}
+
+// memberAdmin reaches a lab member as its admin.
+func memberAdmin(t *testing.T, member string) kubernetes.Interface {
+	t.Helper()
+	c, err := kubernetes.NewForConfig(acctest.Lab(t).Cluster(member).RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// cleanupJoin removes what a failed join test may leave on the member.
+func cleanupJoin(t *testing.T, memberName string, names member.JoinNames) {
+	admin := memberAdmin(t, memberName)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = admin.RbacV1().ClusterRoleBindings().Delete(ctx, names.ClusterRole, metav1.DeleteOptions{})
+		_ = admin.RbacV1().ClusterRoles().Delete(ctx, names.ClusterRole, metav1.DeleteOptions{})
+		_ = admin.CoreV1().ServiceAccounts(names.Namespace).Delete(ctx, names.ServiceAccount, metav1.DeleteOptions{})
+	})
+}
+
+// checkJoined checks what the join created on the member and that the host
+// registered the member's token, not the admin's.
+func checkJoined(t *testing.T, memberName, cluster string, names member.JoinNames) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx := context.Background()
+		admin := memberAdmin(t, memberName)
+		role, err := admin.RbacV1().ClusterRoles().Get(ctx, names.ClusterRole, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		got, _ := json.Marshal(role.Rules)
+		if want := guideRules(t, "ClusterRole/kubefed-controller-manager:berlin-host"); string(got) != want {
+			return fmt.Errorf("ClusterRole %s on %s has rules\n%s\nthe guide documents\n%s", names.ClusterRole, memberName, got, want)
+		}
+		binding, err := admin.RbacV1().ClusterRoleBindings().Get(ctx, names.ClusterRole, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(binding.Subjects) != 1 || binding.Subjects[0].Name != names.ServiceAccount || binding.Subjects[0].Namespace != names.Namespace {
+			return fmt.Errorf("ClusterRoleBinding %s binds %+v", names.ClusterRole, binding.Subjects)
+		}
+		secret, err := admin.CoreV1().Secrets(names.Namespace).Get(ctx, names.TokenSecret, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if secret.Type != corev1.SecretTypeServiceAccountToken || len(secret.Data["token"]) == 0 {
+			return fmt.Errorf("token Secret %s is %s with %d token bytes", names.TokenSecret, secret.Type, len(secret.Data["token"]))
+		}
+		registered, err := newHostClients(t).kube.CoreV1().Secrets(federationNamespace).Get(ctx, cluster+"-credentials", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if string(registered.Data["token"]) != string(secret.Data["token"]) {
+			return fmt.Errorf("the host's Secret of %s does not hold the token of %s/%s", cluster, names.Namespace, names.ServiceAccount)
+		}
+		return nil
+	}
+}
+
+// checkUnjoined checks that destroy removed the join from the member, and
+// the namespace the join created with it.
+func checkUnjoined(t *testing.T, memberName string, names member.JoinNames) error {
+	ctx := context.Background()
+	admin := memberAdmin(t, memberName)
+	if _, err := admin.RbacV1().ClusterRoles().Get(ctx, names.ClusterRole, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("ClusterRole %s is still on %s (err %v)", names.ClusterRole, memberName, err)
+	}
+	if _, err := admin.RbacV1().ClusterRoleBindings().Get(ctx, names.ClusterRole, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("ClusterRoleBinding %s is still on %s (err %v)", names.ClusterRole, memberName, err)
+	}
+	ns, err := admin.CoreV1().Namespaces().Get(ctx, names.Namespace, metav1.GetOptions{})
+	if err == nil && ns.DeletionTimestamp == nil {
+		return fmt.Errorf("namespace %s, which the join created, is still on %s", names.Namespace, memberName)
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	// The namespace controller removes it; a later join needs it gone.
+	return wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := admin.CoreV1().Namespaces().Get(ctx, names.Namespace, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+}
+
+// A member joined with the guide's roles on both sides: the provider's
+// identity in the host has the guide's host role, the federation's on the
+// member the ClusterRole the join creates. Plan, apply, dry runs, drift
+// read-back and destroy all work with exactly that.
+func TestAccFederationCluster_joinLeastPrivilege(t *testing.T) {
+	lab := acctest.Lab(t)
+	berlin := lab.Cluster("berlin")
+	ns := uniqueName("join")
+	cluster := "join-berlin"
+	names := member.NewJoinNames(federationNamespace, cluster, "host")
+	cleanupObjectTest(t, "join", ns)
+	cleanupJoin(t, "berlin", names)
+	provider := inlineProvider(t, lab.Host().URL, hostIdentity(t, "kubefed-provider"), string(lab.Host().CAPEM))
+	config := provider + joinTypes + joinedCluster(t, cluster, "berlin",
+		"kubefed_federated_type.namespaces.name, kubefed_federated_type.configmaps.name, kubefed_federated_type.deployments.name",
+		`    host_cluster_name = "host"`) + joinedObjects(ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("service_account"),
+							knownvalue.StringExact(names.Namespace+"/"+names.ServiceAccount)),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("api_endpoint"), knownvalue.StringExact(berlin.URL)),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("ca_bundle"), knownvalue.StringExact(string(berlin.CAPEM))),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("token"), knownvalue.Null()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("ready"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("token"), knownvalue.Null()),
+					statecheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("cluster_status").AtMapKey(cluster).AtMapKey("status"), knownvalue.StringExact("OK")),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					checkJoined(t, "berlin", cluster, names),
+					checkKubeFedCluster(newHostClients(t), cluster, berlin.URL, berlin.CAPEM, nil),
+					checkMemberField(t, "berlin", configMapsGVR, ns, "settings", "blue", "data", "color"),
+					checkMemberField(t, "berlin", namespacesGVR, "", names.Namespace, names.ServiceAccount, "metadata", "annotations", member.JoinedByAnnotation),
+				),
+			},
+			{
+				// Deleted on the member: the read-back sees it, apply puts it back.
+				PreConfig: func() {
+					if err := memberClient(t, "berlin").Resource(configMapsGVR).Namespace(ns).Delete(context.Background(), "settings", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkMemberField(t, "berlin", configMapsGVR, ns, "settings", "blue", "data", "color"),
+			},
+			{
+				// Changed by another manager: the plan's dry run, made with
+				// the federation's token, finds the conflict.
+				PreConfig: func() {
+					patch := []byte(`{"data":{"color":"red"}}`)
+					if _, err := memberClient(t, "berlin").Resource(configMapsGVR).Namespace(ns).Patch(context.Background(), "settings",
+						types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      config,
+				ExpectError: acctest.ErrorMatching(`Cluster "join-berlin" rejects the object`, `field .data.color: conflict with "someone-else"`),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := newHostClients(t).get(kubeFedClusters, federationNamespace, cluster); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("KubeFedCluster %s is still in the host (err %v)", cluster, err)
+			}
+			if err := checkMemberAbsent(t, "berlin", configMapsGVR, ns, "settings")(nil); err != nil {
+				return err
+			}
+			return checkUnjoined(t, "berlin", names)
+		},
+	})
+}
+
+// The join grants only the types it lists: an object of another type fails
+// on the member with a 403 that names the verb, the resource and the
+// cluster.
+func TestAccFederationCluster_joinMissingRule(t *testing.T) {
+	acctest.Lab(t)
+	ns := uniqueName("jmr")
+	cluster := "jmr-berlin"
+	cleanupObjectTest(t, "jmr", ns)
+	cleanupJoin(t, "berlin", member.NewJoinNames(federationNamespace, cluster, "host"))
+	config := acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, cluster, "berlin", "kubefed_federated_type.namespaces.name", "") +
+		joinedObjects(ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ExpectError: acctest.ErrorMatching(`cluster "jmr-berlin"`, "403 Forbidden",
+				`cannot patch resource "configmaps" in API group "" in the namespace "`+ns+`"`),
+		}},
+	})
 }
