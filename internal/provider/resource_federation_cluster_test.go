@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -757,5 +758,229 @@ func TestAccFederationCluster_joinMissingRule(t *testing.T) {
 			ExpectError: acctest.ErrorMatching(`cluster "jmr-berlin"`, "403 Forbidden",
 				`cannot patch resource "configmaps" in API group "" in the namespace "`+ns+`"`),
 		}},
+	})
+}
+
+// readyProbeTime is when the host last recorded a probe of the cluster.
+func readyProbeTime(t *testing.T, cluster string) string {
+	t.Helper()
+	obj, err := newHostClients(t).get(kubeFedClusters, federationNamespace, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conditions, _ := nested(obj, "status", "conditions").([]any)
+	for _, c := range conditions {
+		if condition := c.(map[string]any); condition["type"] == "Ready" {
+			return fmt.Sprint(condition["lastProbeTime"])
+		}
+	}
+	t.Fatalf("KubeFedCluster %s has no Ready condition", cluster)
+	return ""
+}
+
+// The join's token appears nowhere Terraform writes or prints, and a
+// planner with the guide's read-only role plans: each cluster's refresh
+// warns that its health is not recorded and goes on, the host keeps the
+// health it had, and an apply with that role fails at its first write.
+func TestAccFederationCluster_joinTokenHiddenAndReadOnlyPlanner(t *testing.T) {
+	lab := acctest.Lab(t)
+	ws := acctest.NewWorkspace(t)
+	cluster := "plan-berlin"
+	cleanupJoin(t, "berlin", member.NewJoinNames(federationNamespace, cluster, "host"))
+	host := newHostClients(t)
+	t.Cleanup(func() { deleteClusters(t, host, cluster) })
+	planner := inlineProvider(t, lab.Host().URL, hostIdentity(t, "kubefed-planner"), string(lab.Host().CAPEM))
+	body := joinTypes + joinedCluster(t, cluster, "berlin", "kubefed_federated_type.namespaces.name", "")
+	writer := acctest.HostProviderConfig(t) + body
+	t.Cleanup(func() {
+		ws.Write(writer)
+		ws.Run("destroy", "-auto-approve", "-input=false", "-no-color")
+	})
+
+	ws.Write(writer)
+	out := ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+	if want := acctest.ErrorMatching(`Cluster "plan-berlin" joins the federation at apply`, "ServiceAccount kube-federation-system/plan-berlin-host",
+		"get/list/create/patch/delete on namespaces"); !want.MatchString(out) {
+		t.Errorf("the plan does not say what join creates:\n%s", out)
+	}
+	secret, err := host.kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), cluster+"-credentials", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := string(secret.Data["token"])
+	if token == "" {
+		t.Fatal("the host's Secret holds no token")
+	}
+	state, err := os.ReadFile(filepath.Join(ws.Dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.MustRun(0, "plan", "-out=saved.tfplan", "-input=false", "-no-color")
+	for what, text := range map[string]string{
+		"the apply's output": out, "the state": string(state),
+		"show -json":            ws.MustRun(0, "show", "-json", "-no-color"),
+		"show -json saved plan": ws.MustRun(0, "show", "-json", "-no-color", "saved.tfplan"),
+	} {
+		if strings.Contains(text, token) {
+			t.Errorf("the federation's token appears in %s", what)
+		}
+	}
+
+	recorded := readyProbeTime(t, cluster)
+	time.Sleep(1100 * time.Millisecond) // probe times have a resolution of a second
+	ws.Write(planner + body)
+	out = ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	if want := acctest.ErrorMatching(`Warning: Cannot record the health of cluster "plan-berlin" in the host`, "forbidden",
+		"kubefedclusters/status", "The refresh goes on"); !want.MatchString(out) {
+		t.Errorf("the planner's plan does not warn that the health is not recorded:\n%s", out)
+	}
+	if got := readyProbeTime(t, cluster); got != recorded {
+		t.Errorf("the planner's plan recorded a probe at %s (the last one was at %s)", got, recorded)
+	}
+
+	ws.Write(planner + body + `
+resource "kubefed_federated_type" "services" {
+  target_api_version = "v1"
+  target_kind        = "Service"
+}
+`)
+	out = ws.MustRun(1, "apply", "-auto-approve", "-input=false", "-no-color")
+	if !strings.Contains(out, "forbidden") {
+		t.Errorf("the planner's apply failed for another reason than a 403:\n%s", out)
+	}
+	if _, err := host.get(federatedTypeConfigs, federationNamespace, "services"); !apierrors.IsNotFound(err) {
+		t.Errorf("the planner's apply wrote FederatedTypeConfig services (err %v)", err)
+	}
+}
+
+func TestAccFederationCluster_joinValidation(t *testing.T) {
+	kubeconfig := acctest.Lab(t).KubeconfigPath()
+	step := func(config string, phrases ...string) resource.TestStep {
+		return resource.TestStep{Config: unreachableHost + config, PlanOnly: true, ExpectError: acctest.ErrorMatching(phrases...)}
+	}
+	cluster := func(body string) string {
+		return "resource \"kubefed_federation_cluster\" \"c\" {\n  name = \"v\"\n" + body + "\n}\n"
+	}
+	join := fmt.Sprintf(`  join = { config_path = %q, config_context = "berlin" }`, kubeconfig)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			step(cluster(join+"\n  token = \"t\""), "Credentials set with join", "token is not set with join"),
+			step(cluster(join+"\n  client_certificate = \"x\"\n  client_key = \"y\""), "Credentials set with join", "client_key is not set with join"),
+			step(cluster(`  token = "t"`), "Missing api_endpoint", "api_endpoint is required without join"),
+			step(cluster(`  join = { config_context = "berlin" }`), "Join names no cluster", "set config_path"),
+			step(cluster(fmt.Sprintf(`  join = { config_path = %q, federated_types = ["Deployments"] }`, kubeconfig)),
+				"join.federated_types", "must be the name of a FederatedTypeConfig"),
+			step(cluster(fmt.Sprintf(`  join = { config_path = %q, host_cluster_name = "my_host" }`, kubeconfig)),
+				"join.host_cluster_name", "must be a DNS-1123 label"),
+			step(cluster(fmt.Sprintf(`  join = { config_path = %q, config_context = "nowhere" }`, kubeconfig)),
+				"Cannot read the join connection", `Cluster "v"`, `context "nowhere" is not in the kubeconfig`),
+			step(cluster(`  join = { host = "https://127.0.0.1:9", exec = { args = ["x"] } }`), `attribute "command" is required`),
+		},
+	})
+}
+
+// execCredentialPlugin writes a credential plugin that prints token.
+func execCredentialPlugin(t *testing.T, token string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "get-token")
+	script := fmt.Sprintf("#!/bin/sh\nprintf '%%s' '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":%q}}'\n", token)
+	if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// join with inline credentials and with an exec plugin; a type added to the
+// join widens the ClusterRole in place; a join given up for a token of the
+// user's own is removed from the member.
+func TestAccFederationCluster_joinInlineAndExec(t *testing.T) {
+	lab := acctest.Lab(t)
+	sf, ny := lab.Cluster("san-francisco"), lab.Cluster("new-york")
+	sfNames := member.NewJoinNames(federationNamespace, "jx-sf", "host")
+	nyNames := member.NewJoinNames(federationNamespace, "jx-ny", "host")
+	cleanupJoin(t, "san-francisco", sfNames)
+	cleanupJoin(t, "new-york", nyNames)
+	host := newHostClients(t)
+	t.Cleanup(func() { deleteClusters(t, host, "jx-sf", "jx-ny") })
+	plugin := execCredentialPlugin(t, ny.Token)
+	config := func(sfTypes, nyBlock string) string {
+		return acctest.HostProviderConfig(t) + joinTypes + fmt.Sprintf(`
+resource "kubefed_federation_cluster" "sf" {
+  name = "jx-sf"
+  join = {
+    host                   = %q
+    token                  = %s
+    cluster_ca_certificate = %s
+    federated_types        = [%s]
+  }
+}
+`, sf.URL, acctest.Quote(sf.Token), acctest.Quote(string(sf.CAPEM)), sfTypes) + nyBlock
+	}
+	nyJoined := fmt.Sprintf(`
+resource "kubefed_federation_cluster" "ny" {
+  name = "jx-ny"
+  join = {
+    host                   = %q
+    cluster_ca_certificate = %s
+    exec                   = { command = %q, env = { PURPOSE = "test" } }
+  }
+}
+`, ny.URL, acctest.Quote(string(ny.CAPEM)), plugin)
+	nyToken := memberBlock("ny", "jx-ny", "new-york", "")(t)
+	roleRules := func(member, role string, want []rbacv1.PolicyRule) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			got, err := memberAdmin(t, member).RbacV1().ClusterRoles().Get(context.Background(), role, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if g, w := fmt.Sprint(got.Rules), fmt.Sprint(want); g != w {
+				return fmt.Errorf("ClusterRole %s on %s: rules %s, want %s", role, member, g, w)
+			}
+			return nil
+		}
+	}
+	namespaces, configmaps := member.TypeResource{Plural: "namespaces"}, member.TypeResource{Plural: "configmaps"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config("kubefed_federated_type.namespaces.name", nyJoined),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.sf", tfjsonpath.New("api_endpoint"), knownvalue.StringExact(sf.URL)),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.ny", tfjsonpath.New("ca_bundle"), knownvalue.StringExact(string(ny.CAPEM))),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.ny", tfjsonpath.New("service_account"),
+							knownvalue.StringExact(federationNamespace+"/jx-ny-host")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kubefed_federation_cluster.sf", tfjsonpath.New("ready"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("kubefed_federation_cluster.ny", tfjsonpath.New("ready"), knownvalue.Bool(true)),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					roleRules("san-francisco", sfNames.ClusterRole, member.MemberRules([]member.TypeResource{namespaces})),
+					roleRules("new-york", nyNames.ClusterRole, member.MemberRules(nil)),
+				),
+			},
+			{
+				Config: config("kubefed_federated_type.namespaces.name, kubefed_federated_type.configmaps.name", nyToken),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kubefed_federation_cluster.sf", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("kubefed_federation_cluster.ny", plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.ny", tfjsonpath.New("service_account"), knownvalue.Null()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					roleRules("san-francisco", sfNames.ClusterRole, member.MemberRules([]member.TypeResource{configmaps, namespaces})),
+					checkSecret(host, "jx-ny-credentials", map[string]string{"token": ny.Token}),
+					func(*terraform.State) error { return checkUnjoined(t, "new-york", nyNames) },
+				),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error { return checkUnjoined(t, "san-francisco", sfNames) },
 	})
 }
