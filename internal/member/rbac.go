@@ -85,17 +85,23 @@ func deepCopyRule(r rbacv1.PolicyRule) rbacv1.PolicyRule { return *r.DeepCopy() 
 func DescribeRules(rules []rbacv1.PolicyRule) string {
 	parts := make([]string, 0, len(rules))
 	for _, r := range rules {
-		if len(r.NonResourceURLs) > 0 {
-			parts = append(parts, fmt.Sprintf("%s on %s", strings.Join(r.Verbs, "/"), strings.Join(r.NonResourceURLs, ", ")))
-			continue
-		}
-		resources := make([]string, 0, len(r.Resources))
-		for _, group := range r.APIGroups {
-			for _, res := range r.Resources {
-				resources = append(resources, TypeResource{Group: group, Plural: res}.String())
-			}
-		}
-		parts = append(parts, fmt.Sprintf("%s on %s", strings.Join(r.Verbs, "/"), strings.Join(resources, ", ")))
+		parts = append(parts, DescribeRule(r))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// DescribeRule says what one rule grants: its verbs, then its paths or
+// its resources named as FederatedTypeConfigs name them
+// ("get/list on nodes, pods", "create on selfsubjectaccessreviews.authorization.k8s.io").
+func DescribeRule(r rbacv1.PolicyRule) string {
+	if len(r.NonResourceURLs) > 0 {
+		return fmt.Sprintf("%s on %s", strings.Join(r.Verbs, "/"), strings.Join(r.NonResourceURLs, ", "))
+	}
+	resources := make([]string, 0, len(r.Resources))
+	for _, group := range r.APIGroups {
+		for _, res := range r.Resources {
+			resources = append(resources, TypeResource{Group: group, Plural: res}.String())
+		}
+	}
+	return fmt.Sprintf("%s on %s", strings.Join(r.Verbs, "/"), strings.Join(resources, ", "))
 }

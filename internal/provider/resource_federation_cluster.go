@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -24,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -68,6 +70,7 @@ type federationClusterModel struct {
 	ProbeMessage           types.String `tfsdk:"probe_message"`
 	Join                   types.Object `tfsdk:"join"`
 	ServiceAccount         types.String `tfsdk:"service_account"`
+	MemberRules            types.List   `tfsdk:"member_rules"`
 }
 
 func (r *federationClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -185,6 +188,7 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 			},
 			"join":            joinSchema(),
 			"service_account": serviceAccountSchema(),
+			"member_rules":    memberRulesSchema(),
 		},
 	}
 }
@@ -702,6 +706,16 @@ func joinSchema() schema.SingleNestedAttribute {
 	}
 }
 
+func memberRulesSchema() schema.ListAttribute {
+	return schema.ListAttribute{
+		Computed:    true,
+		ElementType: types.StringType,
+		Description: "What the ClusterRole join creates on the member grants, one rule per element, as verbs and resources " +
+			"(`get/list/create/patch/delete on configmaps, namespaces`); null without join. A change shows in the plan and " +
+			"updates the ClusterRole at apply.",
+	}
+}
+
 func serviceAccountSchema() schema.StringAttribute {
 	return schema.StringAttribute{
 		Computed: true,
@@ -826,19 +840,25 @@ func (r *federationClusterResource) planJoin(ctx context.Context, req resource.M
 	set := func(name string, v types.String) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), v)...)
 	}
+	setRules := func(v types.List) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("member_rules"), v)...)
+	}
 	if plan.Join.IsNull() {
 		set("api_endpoint", config.APIEndpoint)
 		set("ca_bundle", config.CABundle)
 		set("service_account", types.StringNull())
+		setRules(types.ListNull(types.StringType))
 		return
 	}
 	j := joinOf(ctx, plan.Join, &resp.Diagnostics)
 	if j == nil || !fullyKnown(plan.Join) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("join"), "The join is planned at apply",
-			"Some attributes of join are known only at apply, so the cluster's endpoint, CA and ServiceAccount are too.")
+			"Some attributes of join are known only at apply, so the cluster's endpoint, CA, ServiceAccount and member rules are too.")
 		set("service_account", types.StringUnknown())
+		setRules(types.ListUnknown(types.StringType))
 		return
 	}
+	setRules(describeRules(member.MemberRules(j.typeResources(ctx, &resp.Diagnostics))))
 	if config.APIEndpoint.IsNull() || config.CABundle.IsNull() {
 		endpoint, ca, err := r.joinEndpoint(ctx, j)
 		if err != nil {
@@ -911,27 +931,31 @@ func (r *federationClusterResource) defaultHostName() (string, bool) {
 	return member.HostClusterName(u.Hostname()), true
 }
 
-// warnJoin says what apply will create or change on the member, when it
-// will: a plan shows attributes, not the objects of another cluster.
+// warnJoin says what apply will create on a member that joins: a plan
+// shows attributes, not the objects of another cluster.
 func (r *federationClusterResource) warnJoin(ctx context.Context, plan, prior *federationClusterModel, j *joinModel, account string,
 	diags *diag.Diagnostics) {
 	names := joinNames(account)
 	rules := member.DescribeRules(member.MemberRules(j.typeResources(ctx, diags)))
 	cluster := plan.Name.ValueString()
-	switch {
-	case prior == nil || prior.Join.IsNull() || prior.ServiceAccount.ValueString() != account:
-		diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q joins the federation at apply", cluster),
-			fmt.Sprintf("With the join credentials, apply creates on cluster %q: namespace %s (unless it exists), ServiceAccount %s/%s "+
-				"with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting: %s. The cluster is registered "+
-				"with that token; the join credentials are not written to the host.",
-				cluster, names.Namespace, names.Namespace, names.ServiceAccount, names.TokenSecret, names.ClusterRole, rules))
-	default:
-		priorJoin := joinOf(ctx, prior.Join, diags)
-		if priorJoin != nil && !priorJoin.FederatedTypes.Equal(j.FederatedTypes) {
-			diags.AddAttributeWarning(path.Root("join").AtName("federated_types"), fmt.Sprintf("The ClusterRole of cluster %q changes at apply", cluster),
-				fmt.Sprintf("Apply updates ClusterRole %s on cluster %q to grant: %s.", names.ClusterRole, cluster, rules))
-		}
+	if prior != nil && !prior.Join.IsNull() && prior.ServiceAccount.ValueString() == account {
+		// Joined already: a change of the role shows in member_rules.
+		return
 	}
+	diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q joins the federation at apply", cluster),
+		fmt.Sprintf("With the join credentials, apply creates on cluster %q: namespace %s (unless it exists), ServiceAccount %s/%s "+
+			"with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting: %s. The cluster is registered "+
+			"with that token; the join credentials are not written to the host.",
+			cluster, names.Namespace, names.Namespace, names.ServiceAccount, names.TokenSecret, names.ClusterRole, rules))
+}
+
+// describeRules is member_rules: what each rule grants.
+func describeRules(rules []rbacv1.PolicyRule) types.List {
+	described := make([]attr.Value, 0, len(rules))
+	for _, r := range rules {
+		described = append(described, types.StringValue(member.DescribeRule(r)))
+	}
+	return types.ListValueMust(types.StringType, described)
 }
 
 // joinNames are the names of a join from its planned ServiceAccount.

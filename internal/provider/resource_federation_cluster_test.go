@@ -537,12 +537,13 @@ resource "kubefed_federated_type" "deployments" {
 func joinedCluster(t *testing.T, name, member, types, extra string) string {
 	return fmt.Sprintf(`
 resource "kubefed_federation_cluster" "joined" {
-  name = %q
+  name   = %[1]q
+  labels = { jointest = %[1]q }
   join = {
-    config_path     = %q
-    config_context  = %q
-    federated_types = [%s]
-%s
+    config_path     = %[2]q
+    config_context  = %[3]q
+    federated_types = [%[4]s]
+%[5]s
   }
 }
 `, name, acctest.Lab(t).KubeconfigPath(), member, types, extra)
@@ -572,6 +573,39 @@ resource "kubefed_federated_object" "cm" {
 `, ns)
 }
 
+// joinedWorkload federates a Deployment to the joined cluster, its replicas
+// set by a scheduling preference.
+func joinedWorkload(ns, cluster string) string {
+	return fmt.Sprintf(`
+resource "kubefed_replica_scheduling_preference" "web" {
+  namespace        = %[1]q
+  name             = "web"
+  total_replicas   = 2
+  cluster_selector = { match_labels = { jointest = %[2]q } }
+  depends_on       = [kubefed_federation_cluster.joined, kubefed_federated_type.deployments]
+}
+
+resource "kubefed_federated_object" "web" {
+  type = kubefed_federated_type.deployments.name
+  template = yamlencode({
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata   = { name = "web", namespace = %[1]q }
+    spec = {
+      selector = { matchLabels = { app = "web" } }
+      template = {
+        metadata = { labels = { app = "web" } }
+        spec     = { containers = [{ name = "web", image = "nginx:1.27" }] }
+      }
+    }
+  })
+  placement        = { clusters = [kubefed_federation_cluster.joined.name] }
+  cluster_replicas = kubefed_replica_scheduling_preference.web.replicas
+  depends_on       = [kubefed_federated_object.ns]
+}
+`, ns, cluster)
+}
+
 // memberAdmin reaches a lab member as its admin.
 func memberAdmin(t *testing.T, member string) kubernetes.Interface {
 	t.Helper()
@@ -582,11 +616,21 @@ func memberAdmin(t *testing.T, member string) kubernetes.Interface {
 	return c
 }
 
-// cleanupJoin removes what a failed join test may leave on the member.
+// cleanupJoin removes what a failed join test may leave on the member, and
+// the types of joinTypes in the host, which a failed destroy keeps while
+// federated objects remain and which would fail the next test's creates.
 func cleanupJoin(t *testing.T, memberName string, names member.JoinNames) {
 	admin := memberAdmin(t, memberName)
+	host := newHostClients(t)
 	t.Cleanup(func() {
 		ctx := context.Background()
+		// Deleting a CRD deletes its objects.
+		for _, plural := range []string{"namespaces", "configmaps", "deployments"} {
+			_ = host.dynamic.Resource(crds).Delete(ctx, "federated"+plural+".types.kubefed.io", metav1.DeleteOptions{})
+		}
+		for _, name := range []string{"namespaces", "configmaps", "deployments.apps"} {
+			_ = host.dynamic.Resource(federatedTypeConfigs).Namespace(federationNamespace).Delete(ctx, name, metav1.DeleteOptions{})
+		}
 		_ = admin.RbacV1().ClusterRoleBindings().Delete(ctx, names.ClusterRole, metav1.DeleteOptions{})
 		_ = admin.RbacV1().ClusterRoles().Delete(ctx, names.ClusterRole, metav1.DeleteOptions{})
 		_ = admin.CoreV1().ServiceAccounts(names.Namespace).Delete(ctx, names.ServiceAccount, metav1.DeleteOptions{})
@@ -672,7 +716,7 @@ func TestAccFederationCluster_joinLeastPrivilege(t *testing.T) {
 	provider := inlineProvider(t, lab.Host().URL, hostIdentity(t, "kubefed-provider"), string(lab.Host().CAPEM))
 	config := provider + joinTypes + joinedCluster(t, cluster, "berlin",
 		"kubefed_federated_type.namespaces.name, kubefed_federated_type.configmaps.name, kubefed_federated_type.deployments.name",
-		`    host_cluster_name = "host"`) + joinedObjects(ns)
+		`    host_cluster_name = "host"`) + joinedObjects(ns) + joinedWorkload(ns, cluster)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -692,10 +736,13 @@ func TestAccFederationCluster_joinLeastPrivilege(t *testing.T) {
 					statecheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("ready"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("token"), knownvalue.Null()),
 					statecheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("cluster_status").AtMapKey(cluster).AtMapKey("status"), knownvalue.StringExact("OK")),
+					statecheck.ExpectKnownValue("kubefed_replica_scheduling_preference.web", tfjsonpath.New("replicas"),
+						knownvalue.MapExact(map[string]knownvalue.Check{cluster: knownvalue.Int64Exact(2)})),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					checkJoined(t, "berlin", cluster, names),
-					checkKubeFedCluster(newHostClients(t), cluster, berlin.URL, berlin.CAPEM, nil),
+					checkMemberField(t, "berlin", deploymentsGVR, ns, "web", 2, "spec", "replicas"),
+					checkKubeFedCluster(newHostClients(t), cluster, berlin.URL, berlin.CAPEM, map[string]string{"jointest": cluster}),
 					checkMemberField(t, "berlin", configMapsGVR, ns, "settings", "blue", "data", "color"),
 					checkMemberField(t, "berlin", namespacesGVR, "", names.Namespace, names.ServiceAccount, "metadata", "annotations", member.JoinedByAnnotation),
 				),
@@ -952,6 +999,7 @@ resource "kubefed_federation_cluster" "ny" {
 						plancheck.ExpectKnownValue("kubefed_federation_cluster.ny", tfjsonpath.New("ca_bundle"), knownvalue.StringExact(string(ny.CAPEM))),
 						plancheck.ExpectKnownValue("kubefed_federation_cluster.ny", tfjsonpath.New("service_account"),
 							knownvalue.StringExact(federationNamespace+"/jx-ny-host")),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.ny", tfjsonpath.New("member_rules"), knownvalue.ListSizeExact(3)),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
@@ -971,6 +1019,13 @@ resource "kubefed_federation_cluster" "ny" {
 						plancheck.ExpectResourceAction("kubefed_federation_cluster.sf", plancheck.ResourceActionUpdate),
 						plancheck.ExpectResourceAction("kubefed_federation_cluster.ny", plancheck.ResourceActionUpdate),
 						plancheck.ExpectKnownValue("kubefed_federation_cluster.ny", tfjsonpath.New("service_account"), knownvalue.Null()),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.ny", tfjsonpath.New("member_rules"), knownvalue.Null()),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.sf", tfjsonpath.New("member_rules"), knownvalue.ListExact([]knownvalue.Check{
+							knownvalue.StringExact("get on /api, /api/*, /apis, /apis/*, /healthz, /livez, /readyz, /version"),
+							knownvalue.StringExact("create on selfsubjectaccessreviews.authorization.k8s.io"),
+							knownvalue.StringExact("get/list on nodes, pods"),
+							knownvalue.StringExact("get/list/create/patch/delete on configmaps, namespaces"),
+						})),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
