@@ -211,13 +211,13 @@ func (j Join) waitToken(ctx context.Context, client kubernetes.Interface) (strin
 	var token string
 	var last error
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		// An error is remembered, not returned: the controller may replace a
+		// Secret it finds stale, so the Secret may be missing for a moment.
 		secret, err := client.CoreV1().Secrets(n.Namespace).Get(ctx, n.TokenSecret, metav1.GetOptions{})
-		if err != nil {
-			// The controller may replace a Secret it found stale: keep asking.
-			last = err
-			return false, nil
+		last = err
+		if err == nil {
+			token = string(secret.Data[corev1.ServiceAccountTokenKey])
 		}
-		token = string(secret.Data[corev1.ServiceAccountTokenKey])
 		return token != "", nil
 	})
 	if err == nil {
