@@ -20,9 +20,9 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 )
 
-// DefaultTokenTimeout bounds the wait for a member's token controller to
-// fill the token Secret a join creates; it does so within a second on a
-// healthy cluster.
+// DefaultTokenTimeout bounds each wait of a join: for the member's token
+// controller to fill the token Secret (within a second on a healthy
+// cluster), and for a federation namespace being deleted to be gone.
 const DefaultTokenTimeout = 60 * time.Second
 
 // JoinedByAnnotation marks a federation namespace that a join created on a
@@ -98,8 +98,7 @@ type Join struct {
 	Names        JoinNames
 	Types        []TypeResource
 	FieldManager string
-	// TokenTimeout bounds the wait for the token; zero means
-	// DefaultTokenTimeout.
+	// TokenTimeout bounds each wait; zero means DefaultTokenTimeout.
 	TokenTimeout time.Duration
 }
 
@@ -180,14 +179,20 @@ func (j Join) Remove(ctx context.Context, client kubernetes.Interface) error {
 }
 
 // ensureNamespace creates the federation namespace when it is missing,
-// marked as this join's; a namespace that exists is left as it is.
+// marked as this join's; a namespace that exists is left as it is. One
+// being deleted (by the unjoin of a replacement just before) is waited for:
+// nothing can be created in it.
 func (j Join) ensureNamespace(ctx context.Context, client kubernetes.Interface) error {
 	name := j.Names.Namespace
-	_, err := client.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-	if err == nil {
+	existing, err := client.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil && existing.DeletionTimestamp == nil:
 		return nil
-	}
-	if !apierrors.IsNotFound(err) {
+	case err == nil:
+		if err := j.waitNamespaceGone(ctx, client); err != nil {
+			return err
+		}
+	case !apierrors.IsNotFound(err):
 		return j.fail("join: reading namespace "+name, err)
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
@@ -200,13 +205,31 @@ func (j Join) ensureNamespace(ctx context.Context, client kubernetes.Interface) 
 	return nil
 }
 
+// waitNamespaceGone waits for the federation namespace to be deleted.
+func (j Join) waitNamespaceGone(ctx context.Context, client kubernetes.Interface) error {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, j.timeout(), true, func(ctx context.Context) (bool, error) {
+		_, err := client.CoreV1().Namespaces().Get(ctx, j.Names.Namespace, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		return fmt.Errorf("cluster %q: namespace %s is being deleted and still was after %s: wait until it is gone, then apply again",
+			j.Cluster, j.Names.Namespace, j.timeout())
+	}
+	return nil
+}
+
+// timeout bounds each wait of the join.
+func (j Join) timeout() time.Duration {
+	if j.TokenTimeout <= 0 {
+		return DefaultTokenTimeout
+	}
+	return j.TokenTimeout
+}
+
 // waitToken polls the token Secret until the member's token controller
 // has written the token into it.
 func (j Join) waitToken(ctx context.Context, client kubernetes.Interface) (string, error) {
-	timeout := j.TokenTimeout
-	if timeout <= 0 {
-		timeout = DefaultTokenTimeout
-	}
+	timeout := j.timeout()
 	n := j.Names
 	var token string
 	var last error

@@ -223,6 +223,13 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	if r.planJoin(ctx, req, resp, &plan, prior); resp.Diagnostics.HasError() {
 		return
 	}
+	// A plan without changes is called too; only a change makes the
+	// cluster's health unknown until apply. What the join plans counts:
+	// Terraform proposed the prior values for it.
+	changed := prior == nil || !resp.Plan.Raw.Equal(req.State.Raw)
+	if changed && prior != nil {
+		unknownHealth(ctx, resp)
+	}
 	if snapshot != nil && !plan.Name.IsUnknown() {
 		if prior != nil && prior.Name.ValueString() != plan.Name.ValueString() {
 			snapshot.PlanRemoval(prior.Name.ValueString())
@@ -235,9 +242,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 				labelsKnown = false
 			}
 		}
-		// A plan without changes is called too; only a change makes the
-		// cluster's health unknown until apply.
-		if prior == nil || !req.Plan.Raw.Equal(req.State.Raw) {
+		if changed {
 			name := plan.Name.ValueString()
 			var before map[string]string
 			if was, ok := snapshot.Cluster(name); ok && !was.Planned {
@@ -257,6 +262,16 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"),
 			types.StringValue(registry.SecretNameFor(name)))...)
+	}
+}
+
+// unknownHealth plans the health an update probes anew as unknown.
+func unknownHealth(ctx context.Context, resp *resource.ModifyPlanResponse) {
+	for _, name := range []string{"ready", "offline"} {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), types.BoolUnknown())...)
+	}
+	for _, name := range []string{"kubernetes_version", "probe_reason", "probe_message"} {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), types.StringUnknown())...)
 	}
 }
 
@@ -415,6 +430,13 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 		r.data.run.RecordHealth(name, health)
 	}
 	setHealth(&state, health)
+	if !state.Join.IsNull() && probe.Reason == member.ReasonAuthenticationFailed {
+		// What the join created is not all there: the plan joins again.
+		state.MemberRules = types.ListNull(types.StringType)
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Cluster %q does not take the federation's token", name),
+			probe.Message+"\n\nThe ServiceAccount or the token Secret that join created may be gone from the member; the plan "+
+				"joins the cluster again, which creates them anew and registers the new token.")
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -395,13 +395,13 @@ func (r *federationClusterResource) defaultHostName() (string, bool) {
 // shows attributes, not the objects of another cluster.
 func (r *federationClusterResource) warnJoin(ctx context.Context, plan, prior *federationClusterModel, j *joinModel, account string,
 	diags *diag.Diagnostics) {
-	names := joinNames(account)
-	rules := member.DescribeRules(member.MemberRules(j.typeResources(ctx, diags)))
-	cluster := plan.Name.ValueString()
 	if prior != nil && !prior.Join.IsNull() && prior.ServiceAccount.ValueString() == account {
 		// Joined already: a change of the role shows in member_rules.
 		return
 	}
+	names := joinNames(account)
+	rules := member.DescribeRules(member.MemberRules(j.typeResources(ctx, diags)))
+	cluster := plan.Name.ValueString()
 	diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q joins the federation at apply", cluster),
 		fmt.Sprintf("With the join credentials, apply creates on cluster %q: namespace %s (unless it exists), ServiceAccount %s/%s "+
 			"with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting: %s. The cluster is registered "+
@@ -461,7 +461,9 @@ func (r *federationClusterResource) onMember(ctx context.Context, m *federationC
 	if err != nil {
 		return fmt.Errorf("cluster %q: %w", spec.Cluster, err)
 	}
-	defer clients.HTTP.CloseIdleConnections()
+	if clients.HTTP != nil {
+		defer clients.HTTP.CloseIdleConnections()
+	}
 	return fn(spec, clients.Kubernetes)
 }
 

@@ -327,6 +327,38 @@ func checkUnjoined(t *testing.T, memberName string, names member.JoinNames) erro
 	})
 }
 
+// removeJoinedAccount deletes the federation's ServiceAccount and token
+// Secret from the member, and waits until the member refuses the token the
+// host holds.
+func removeJoinedAccount(t *testing.T, memberName, cluster string, names member.JoinNames) {
+	t.Helper()
+	ctx := context.Background()
+	admin := memberAdmin(t, memberName)
+	if err := admin.CoreV1().ServiceAccounts(names.Namespace).Delete(ctx, names.ServiceAccount, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.CoreV1().Secrets(names.Namespace).Delete(ctx, names.TokenSecret, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	secret, err := newHostClients(t).kube.CoreV1().Secrets(federationNamespace).Get(ctx, cluster+"-credentials", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := acctest.Lab(t).Cluster(memberName).RESTConfig()
+	cfg.BearerToken = string(secret.Data["token"])
+	old, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := old.CoreV1().Namespaces().Get(ctx, names.Namespace, metav1.GetOptions{})
+		return apierrors.IsUnauthorized(err), nil
+	})
+	if err != nil {
+		t.Fatalf("%s still takes the removed account's token: %v", memberName, err)
+	}
+}
+
 // A member joined with the guide's roles on both sides: the provider's
 // identity in the host has the guide's host role, the federation's on the
 // member the ClusterRole the join creates. Plan, apply, dry runs, drift
@@ -388,6 +420,20 @@ func TestAccFederationCluster_joinLeastPrivilege(t *testing.T) {
 				Check: checkMemberField(t, "berlin", configMapsGVR, ns, "settings", "blue", "data", "color"),
 			},
 			{
+				// The federation's ServiceAccount deleted on the member: its
+				// token is refused, and the plan joins the cluster again.
+				PreConfig: func() { removeJoinedAccount(t, "berlin", cluster, names) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("kubefed_federation_cluster.joined", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("ready"), knownvalue.Bool(true)),
+				},
+				Check: checkJoined(t, "berlin", cluster, names),
+			},
+			{
 				// Changed by another manager: the plan's dry run, made with
 				// the federation's token, finds the conflict.
 				PreConfig: func() {
@@ -421,7 +467,8 @@ func TestAccFederationCluster_joinMissingRule(t *testing.T) {
 	ns := uniqueName("jmr")
 	cluster := "jmr-berlin"
 	cleanupObjectTest(t, "jmr", ns)
-	cleanupJoin(t, "berlin", member.NewJoinNames(federationNamespace, cluster, "host"))
+	names := member.NewJoinNames(federationNamespace, cluster, "host")
+	cleanupJoin(t, "berlin", names)
 	config := acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, cluster, "berlin", "kubefed_federated_type.namespaces.name", "") +
 		joinedObjects(ns)
 	resource.Test(t, resource.TestCase{
@@ -431,6 +478,52 @@ func TestAccFederationCluster_joinMissingRule(t *testing.T) {
 			ExpectError: acctest.ErrorMatching(`cluster "jmr-berlin"`, "403 Forbidden",
 				`cannot patch resource "configmaps" in API group "" in the namespace "`+ns+`"`),
 		}},
+		CheckDestroy: func(*terraform.State) error { return checkUnjoined(t, "berlin", names) },
+	})
+}
+
+// A joined cluster renamed is replaced on the same member: the unjoin of
+// the old name deletes the namespace it created, and the join of the new
+// one waits until it is gone to create it again.
+func TestAccFederationCluster_joinRenamed(t *testing.T) {
+	acctest.Lab(t)
+	before := member.NewJoinNames(federationNamespace, "ren-a", "host")
+	after := member.NewJoinNames(federationNamespace, "ren-b", "host")
+	cleanupJoin(t, "berlin", before)
+	cleanupJoin(t, "berlin", after)
+	host := newHostClients(t)
+	t.Cleanup(func() { deleteClusters(t, host, "ren-a", "ren-b") })
+	config := func(name string) string {
+		return acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, name, "berlin", "kubefed_federated_type.namespaces.name", "")
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config("ren-a"),
+				Check:  checkMemberField(t, "berlin", namespacesGVR, "", federationNamespace, before.ServiceAccount, "metadata", "annotations", member.JoinedByAnnotation),
+			},
+			{
+				Config: config("ren-b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kubefed_federation_cluster.joined", plancheck.ResourceActionDestroyBeforeCreate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("ready"), knownvalue.Bool(true)),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					checkMemberField(t, "berlin", namespacesGVR, "", federationNamespace, after.ServiceAccount, "metadata", "annotations", member.JoinedByAnnotation),
+					func(*terraform.State) error {
+						_, err := memberAdmin(t, "berlin").RbacV1().ClusterRoles().Get(context.Background(), before.ClusterRole, metav1.GetOptions{})
+						if !apierrors.IsNotFound(err) {
+							return fmt.Errorf("the replaced join's ClusterRole %s is still on berlin (err %w)", before.ClusterRole, err)
+						}
+						return nil
+					},
+				),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error { return checkUnjoined(t, "berlin", after) },
 	})
 }
 
