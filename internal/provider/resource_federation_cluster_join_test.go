@@ -158,9 +158,9 @@ resource "kubefed_federated_type" "deployments" {
 }
 `
 
-// joinedCluster joins the lab's member under name with its kubeconfig
+// joinedCluster joins the lab's berlin under name with its kubeconfig
 // context, granting the federation the listed types.
-func joinedCluster(t *testing.T, name, member, types, extra string) string {
+func joinedCluster(t *testing.T, name, types, extra string) string {
 	return fmt.Sprintf(`
 resource "kubefed_federation_cluster" "joined" {
   name   = %[1]q
@@ -172,7 +172,7 @@ resource "kubefed_federation_cluster" "joined" {
 %[5]s
   }
 }
-`, name, acctest.Lab(t).KubeconfigPath(), member, types, extra)
+`, name, acctest.Lab(t).KubeconfigPath(), "berlin", types, extra)
 }
 
 // joinedObjects federates a namespace and a ConfigMap in it to the joined
@@ -372,7 +372,7 @@ func TestAccFederationCluster_joinLeastPrivilege(t *testing.T) {
 	cleanupObjectTest(t, "join", ns)
 	cleanupJoin(t, "berlin", names)
 	provider := inlineProvider(t, lab.Host().URL, hostIdentity(t, "kubefed-provider"), string(lab.Host().CAPEM))
-	config := provider + joinTypes + joinedCluster(t, cluster, "berlin",
+	config := provider + joinTypes + joinedCluster(t, cluster,
 		"kubefed_federated_type.namespaces.name, kubefed_federated_type.configmaps.name, kubefed_federated_type.deployments.name",
 		`    host_cluster_name = "host"`) + joinedObjects(ns) + joinedWorkload(ns, cluster)
 	resource.Test(t, resource.TestCase{
@@ -469,7 +469,7 @@ func TestAccFederationCluster_joinMissingRule(t *testing.T) {
 	cleanupObjectTest(t, "jmr", ns)
 	names := member.NewJoinNames(federationNamespace, cluster, "host")
 	cleanupJoin(t, "berlin", names)
-	config := acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, cluster, "berlin", "kubefed_federated_type.namespaces.name", "") +
+	config := acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, cluster, "kubefed_federated_type.namespaces.name", "") +
 		joinedObjects(ns)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
@@ -494,7 +494,7 @@ func TestAccFederationCluster_joinRenamed(t *testing.T) {
 	host := newHostClients(t)
 	t.Cleanup(func() { deleteClusters(t, host, "ren-a", "ren-b") })
 	config := func(name string) string {
-		return acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, name, "berlin", "kubefed_federated_type.namespaces.name", "")
+		return acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, name, "kubefed_federated_type.namespaces.name", "")
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
@@ -556,7 +556,7 @@ func TestAccFederationCluster_joinTokenHiddenAndReadOnlyPlanner(t *testing.T) {
 	host := newHostClients(t)
 	t.Cleanup(func() { deleteClusters(t, host, cluster) })
 	planner := inlineProvider(t, lab.Host().URL, hostIdentity(t, "kubefed-planner"), string(lab.Host().CAPEM))
-	body := joinTypes + joinedCluster(t, cluster, "berlin", "kubefed_federated_type.namespaces.name", "")
+	body := joinTypes + joinedCluster(t, cluster, "kubefed_federated_type.namespaces.name", "")
 	writer := acctest.HostProviderConfig(t) + body
 	t.Cleanup(func() {
 		ws.Write(writer)
