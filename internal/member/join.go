@@ -26,9 +26,10 @@ import (
 const DefaultTokenTimeout = 60 * time.Second
 
 // JoinedByAnnotation marks a federation namespace that a join created on a
-// member, with the service account it was created for: only that join's
-// removal deletes the namespace again, so a namespace that was there before
-// (the host's own, when the host joins itself) is never removed.
+// member, with the service account it was created for. Only a namespace so
+// marked is deleted again, by the removal of the last join whose account it
+// holds: one that was there before (the host's own, when the host joins
+// itself) is never removed, nor one another join still uses.
 const JoinedByAnnotation = "kubefed.terraform.io/joined-by"
 
 // serviceAccountNameAnnotation is how a token Secret names its account for
@@ -138,7 +139,8 @@ func (j Join) Apply(ctx context.Context, client kubernetes.Interface) (string, e
 
 // Remove deletes what Apply created, as `kubefedctl unjoin` does: the
 // binding, the role, the token Secret and the ServiceAccount, and the
-// namespace when this join created it. What is already gone is fine.
+// namespace when a join created it and no other join uses it. What is
+// already gone is fine.
 func (j Join) Remove(ctx context.Context, client kubernetes.Interface) error {
 	n := j.Names
 	deletes := []struct {
@@ -163,19 +165,39 @@ func (j Join) Remove(ctx context.Context, client kubernetes.Interface) error {
 			return j.fail("unjoin: deleting "+d.what, err)
 		}
 	}
-	ns, err := client.CoreV1().Namespaces().Get(ctx, n.Namespace, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil
-	case err != nil:
-		return j.fail("unjoin: reading namespace "+n.Namespace, err)
-	case ns.Annotations[JoinedByAnnotation] != n.ServiceAccount:
-		return nil
+	if keep, err := j.keepNamespace(ctx, client); keep || err != nil {
+		return err
 	}
 	if err := client.CoreV1().Namespaces().Delete(ctx, n.Namespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return j.fail("unjoin: deleting namespace "+n.Namespace, err)
 	}
 	return nil
+}
+
+// keepNamespace reports whether the federation namespace stays after this
+// join's removal: it does unless a join created it and no other account
+// (another join's, a join under a new name) is left in it.
+func (j Join) keepNamespace(ctx context.Context, client kubernetes.Interface) (bool, error) {
+	n := j.Names
+	ns, err := client.CoreV1().Namespaces().Get(ctx, n.Namespace, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return true, j.fail("unjoin: reading namespace "+n.Namespace, err)
+	case ns.Annotations[JoinedByAnnotation] == "":
+		return true, nil
+	}
+	accounts, err := client.CoreV1().ServiceAccounts(n.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return true, j.fail("unjoin: listing the ServiceAccounts of namespace "+n.Namespace, err)
+	}
+	for _, a := range accounts.Items {
+		if a.Name != "default" && a.Name != n.ServiceAccount && a.DeletionTimestamp == nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // ensureNamespace creates the federation namespace when it is missing,

@@ -302,6 +302,25 @@ func checkJoined(t *testing.T, memberName, cluster string, names member.JoinName
 	}
 }
 
+// checkJoinedAccount checks that the join's ServiceAccount and its filled
+// token Secret are on the member.
+func checkJoinedAccount(t *testing.T, memberName string, names member.JoinNames) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		admin := memberAdmin(t, memberName)
+		if _, err := admin.CoreV1().ServiceAccounts(names.Namespace).Get(context.Background(), names.ServiceAccount, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("ServiceAccount %s/%s on %s: %w", names.Namespace, names.ServiceAccount, memberName, err)
+		}
+		secret, err := admin.CoreV1().Secrets(names.Namespace).Get(context.Background(), names.TokenSecret, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("token Secret %s/%s on %s: %w", names.Namespace, names.TokenSecret, memberName, err)
+		}
+		if len(secret.Data["token"]) == 0 {
+			return fmt.Errorf("token Secret %s/%s on %s holds no token", names.Namespace, names.TokenSecret, memberName)
+		}
+		return nil
+	}
+}
+
 // checkUnjoined checks that destroy removed the join from the member, and
 // the namespace the join created with it.
 func checkUnjoined(t *testing.T, memberName string, names member.JoinNames) error {
@@ -493,18 +512,29 @@ func TestAccFederationCluster_joinRenamed(t *testing.T) {
 	cleanupJoin(t, "berlin", after)
 	host := newHostClients(t)
 	t.Cleanup(func() { deleteClusters(t, host, "ren-a", "ren-b") })
-	config := func(name string) string {
-		return acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, name, "kubefed_federated_type.namespaces.name", "")
+	renamed := member.NewJoinNames(federationNamespace, "ren-b", "other")
+	cleanupJoin(t, "berlin", renamed)
+	config := func(name, extra string) string {
+		return acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, name, "kubefed_federated_type.namespaces.name", extra)
+	}
+	roleGone := func(names member.JoinNames) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			_, err := memberAdmin(t, "berlin").RbacV1().ClusterRoles().Get(context.Background(), names.ClusterRole, metav1.GetOptions{})
+			if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("the former join's ClusterRole %s is still on berlin (err %w)", names.ClusterRole, err)
+			}
+			return nil
+		}
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: config("ren-a"),
+				Config: config("ren-a", ""),
 				Check:  checkMemberField(t, "berlin", namespacesGVR, "", federationNamespace, before.ServiceAccount, "metadata", "annotations", member.JoinedByAnnotation),
 			},
 			{
-				Config: config("ren-b"),
+				Config: config("ren-b", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kubefed_federation_cluster.joined", plancheck.ResourceActionDestroyBeforeCreate)},
 				},
@@ -513,17 +543,29 @@ func TestAccFederationCluster_joinRenamed(t *testing.T) {
 				},
 				Check: resource.ComposeTestCheckFunc(
 					checkMemberField(t, "berlin", namespacesGVR, "", federationNamespace, after.ServiceAccount, "metadata", "annotations", member.JoinedByAnnotation),
-					func(*terraform.State) error {
-						_, err := memberAdmin(t, "berlin").RbacV1().ClusterRoles().Get(context.Background(), before.ClusterRole, metav1.GetOptions{})
-						if !apierrors.IsNotFound(err) {
-							return fmt.Errorf("the replaced join's ClusterRole %s is still on berlin (err %w)", before.ClusterRole, err)
-						}
-						return nil
-					},
+					roleGone(before),
 				),
 			},
+			{
+				// Another host name renames the account in place: the new
+				// join is made first, then the old one removed, which keeps
+				// the namespace the new account lives in.
+				Config: config("ren-b", `    host_cluster_name = "other"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kubefed_federation_cluster.joined", plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("service_account"),
+							knownvalue.StringExact(federationNamespace+"/"+renamed.ServiceAccount)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("ready"), knownvalue.Bool(true)),
+				},
+				Check: resource.ComposeTestCheckFunc(roleGone(after), checkJoinedAccount(t, "berlin", renamed)),
+			},
 		},
-		CheckDestroy: func(*terraform.State) error { return checkUnjoined(t, "berlin", after) },
+		CheckDestroy: func(*terraform.State) error { return checkUnjoined(t, "berlin", renamed) },
 	})
 }
 
