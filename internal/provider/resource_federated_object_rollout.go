@@ -22,7 +22,7 @@ import (
 // out across clusters in stages, and that show how each cluster does.
 
 type waitModel struct {
-	Rollout    types.Bool          `tfsdk:"rollout"`
+	Rollout    types.Bool           `tfsdk:"rollout"`
 	Conditions []waitConditionModel `tfsdk:"conditions"`
 	Fields     map[string]string    `tfsdk:"fields"`
 }

@@ -144,7 +144,9 @@ func (fieldPathValidator) Description(context.Context) string {
 	return "a field path such as spec.replicas or metadata.annotations[\"example.com/x\"]"
 }
 
-func (v fieldPathValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v fieldPathValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (fieldPathValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {

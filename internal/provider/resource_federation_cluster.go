@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
@@ -55,6 +57,9 @@ type federationClusterModel struct {
 	KubernetesVersion      types.String `tfsdk:"kubernetes_version"`
 	ProbeReason            types.String `tfsdk:"probe_reason"`
 	ProbeMessage           types.String `tfsdk:"probe_message"`
+	Join                   types.Object `tfsdk:"join"`
+	ServiceAccount         types.String `tfsdk:"service_account"`
+	MemberRules            types.List   `tfsdk:"member_rules"`
 }
 
 func (r *federationClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -67,6 +72,11 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 			"(core.kubefed.io/v1beta1) and a Secret with its credentials in the federation namespace of the host. " +
 			"Create, update and every refresh probe the cluster's `/healthz` and record the answer in the KubeFedCluster's " +
 			"status conditions (Ready, Offline), so `terraform plan` shows a cluster that went down.\n\n" +
+			"With `join`, the provider first does on the member what `kubefedctl join` did, with admin credentials used at apply " +
+			"only: it creates the federation's ServiceAccount, a long-lived token and a least-privilege ClusterRole there, and " +
+			"registers the cluster with that token, which never appears in the configuration or the plan; destroy removes them " +
+			"again, as `kubefedctl unjoin`. Without `join`, the credentials are given: `token`, or `client_certificate` and " +
+			"`client_key`.\n\n" +
 			"Clusters registered in the same run are visible to the federated objects planned after them: each plan of this " +
 			"resource records the cluster's name and labels in the provider, and objects planned later (because they reference " +
 			"this resource or list it in `depends_on`) place onto it, so one `apply` from an empty host works. The limit: an " +
@@ -85,19 +95,21 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"api_endpoint": schema.StringAttribute{
-				Required:    true,
-				Description: "URL of the cluster's API server, http or https (`spec.apiEndpoint`).",
+				Optional:    true,
+				Computed:    true,
+				Description: "URL of the cluster's API server, http or https (`spec.apiEndpoint`). Required without `join`; with it, defaults to the server of the join connection.",
 				Validators:  []validator.String{httpURLValidator{}},
 			},
 			"ca_bundle": schema.StringAttribute{
 				Optional:    true,
-				Description: "PEM of the CA certificates that sign the cluster's serving certificate (`spec.caBundle`). Without it, the system's roots are used.",
+				Computed:    true,
+				Description: "PEM of the CA certificates that sign the cluster's serving certificate (`spec.caBundle`). Without it, the system's roots are used; with `join`, it defaults to the CA of the join connection.",
 				Validators:  []validator.String{pemCertificateValidator{}},
 			},
 			"token": schema.StringAttribute{
 				Optional:    true,
 				Sensitive:   true,
-				Description: "Bearer token of the identity the federation uses on the cluster, stored under the key `token` of the credential Secret, as KubeFed expects. Exclusive with `client_certificate` and `client_key`.",
+				Description: "Bearer token of the identity the federation uses on the cluster, stored under the key `token` of the credential Secret, as KubeFed expects. Exclusive with `client_certificate` and `client_key`, and not set with `join`, which creates the identity and its token.",
 				Validators:  []validator.String{nonEmptyCredential{}},
 			},
 			"client_certificate": schema.StringAttribute{
@@ -163,12 +175,15 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Computed:    true,
 				Description: "Message of the last probe's Ready condition: what the cluster answered, or why it could not be reached.",
 			},
+			"join":            joinSchema(),
+			"service_account": serviceAccountSchema(),
+			"member_rules":    memberRulesSchema(),
 		},
 	}
 }
 
 func (r *federationClusterResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{credentialsValidator{}}
+	return []resource.ConfigValidator{joinCredentialsValidator{}}
 }
 
 func (r *federationClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -205,6 +220,16 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if r.planJoin(ctx, req, resp, &plan, prior); resp.Diagnostics.HasError() {
+		return
+	}
+	// A plan without changes is called too; only a change makes the
+	// cluster's health unknown until apply. What the join plans counts:
+	// Terraform proposed the prior values for it.
+	changed := prior == nil || !resp.Plan.Raw.Equal(req.State.Raw)
+	if changed && prior != nil {
+		unknownHealth(ctx, resp)
+	}
 	if snapshot != nil && !plan.Name.IsUnknown() {
 		if prior != nil && prior.Name.ValueString() != plan.Name.ValueString() {
 			snapshot.PlanRemoval(prior.Name.ValueString())
@@ -217,9 +242,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 				labelsKnown = false
 			}
 		}
-		// A plan without changes is called too; only a change makes the
-		// cluster's health unknown until apply.
-		if prior == nil || !req.Plan.Raw.Equal(req.State.Raw) {
+		if changed {
 			name := plan.Name.ValueString()
 			var before map[string]string
 			if was, ok := snapshot.Cluster(name); ok && !was.Planned {
@@ -239,6 +262,16 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"),
 			types.StringValue(registry.SecretNameFor(name)))...)
+	}
+}
+
+// unknownHealth plans the health an update probes anew as unknown.
+func unknownHealth(ctx context.Context, resp *resource.ModifyPlanResponse) {
+	for _, name := range []string{"ready", "offline"} {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), types.BoolUnknown())...)
+	}
+	for _, name := range []string{"kubernetes_version", "probe_reason", "probe_message"} {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), types.StringUnknown())...)
 	}
 }
 
@@ -282,7 +315,11 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 	if r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	r.write(ctx, &plan, true, &resp.Diagnostics)
+	if plan.Join.IsNull() {
+		r.write(ctx, &plan, true, "", &resp.Diagnostics)
+	} else {
+		r.createJoined(ctx, &plan, &resp.Diagnostics)
+	}
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -299,12 +336,49 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	}
 	// The Secret keeps its name, so an imported cluster keeps KubeFed's.
 	plan.SecretName = state.SecretName
-	r.write(ctx, &plan, false, &resp.Diagnostics)
+	token := ""
+	if !plan.Join.IsNull() {
+		var ok bool
+		if token, ok = r.joinMember(ctx, &plan, &resp.Diagnostics); !ok {
+			return
+		}
+	}
+	r.write(ctx, &plan, false, token, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	// A join given up, or renamed, leaves the old join's objects: the
+	// registration no longer uses their token.
+	if !state.Join.IsNull() && state.ServiceAccount.ValueString() != plan.ServiceAccount.ValueString() {
+		if err := r.unjoinMember(ctx, &state); err != nil {
+			resp.Diagnostics.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cannot remove the former join of cluster %q", state.Name.ValueString()),
+				fmt.Sprintf("%v\n\n%s", err, leftBehind(&state)))
+		}
+	}
+}
+
+// createJoined joins the member and registers it with the token of the
+// join; when the registration fails, the join is undone, so a failed create
+// leaves nothing behind on either side. The host is prepared first, so a
+// host that joins itself keeps its federation namespace as the host's own.
+func (r *federationClusterResource) createJoined(ctx context.Context, plan *federationClusterModel, diags *diag.Diagnostics) {
+	if _, err := r.data.bootstrappedRegistry(ctx); err != nil {
+		diags.AddError("Cannot write the cluster to the host", err.Error())
+		return
+	}
+	token, ok := r.joinMember(ctx, plan, diags)
+	if !ok {
+		return
+	}
+	if r.write(ctx, plan, true, token, diags); !diags.HasError() {
+		return
+	}
+	if err := r.unjoinMember(ctx, plan); err != nil {
+		diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot undo the join of cluster %q", plan.Name.ValueString()),
+			fmt.Sprintf("The registration failed, and removing what the join created failed too: %v\n\n%s", err, leftBehind(plan)))
+	}
 }
 
 func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -333,9 +407,13 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	state.ID = types.StringValue(name)
 	state.APIEndpoint = types.StringValue(cluster.Connection.APIEndpoint)
 	state.CABundle = optionalString(state.CABundle, string(cluster.Connection.CABundle))
-	state.Token = optionalString(state.Token, cluster.Connection.Token)
-	state.ClientCertificate = optionalString(state.ClientCertificate, string(cluster.Connection.ClientCertificate))
-	state.ClientKey = optionalString(state.ClientKey, string(cluster.Connection.ClientKey))
+	// A joined cluster's token is the join's business: it stays out of the
+	// state, as it stays out of the configuration.
+	if state.Join.IsNull() {
+		state.Token = optionalString(state.Token, cluster.Connection.Token)
+		state.ClientCertificate = optionalString(state.ClientCertificate, string(cluster.Connection.ClientCertificate))
+		state.ClientKey = optionalString(state.ClientKey, string(cluster.Connection.ClientKey))
+	}
 	state.ProxyURL = optionalString(state.ProxyURL, cluster.Connection.ProxyURL)
 	state.SecretName = types.StringValue(cluster.SecretName)
 	state.Labels = optionalStringMap(ctx, state.Labels, cluster.Labels, &resp.Diagnostics)
@@ -347,11 +425,18 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	probe := r.data.members.Probe(ctx, name, cluster.Connection)
 	health, err := reg.WriteHealth(ctx, name, probe)
 	if err != nil {
-		tflog.Warn(ctx, "cannot record the probe in the KubeFedCluster's status", map[string]any{"cluster": name, "error": err.Error()})
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot record the health of cluster %q in the host", name), healthNotRecorded(name, err))
 	} else {
 		r.data.run.RecordHealth(name, health)
 	}
 	setHealth(&state, health)
+	if !state.Join.IsNull() && probe.Reason == member.ReasonAuthenticationFailed {
+		// What the join created is not all there: the plan joins again.
+		state.MemberRules = types.ListNull(types.StringType)
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Cluster %q does not take the federation's token", name),
+			probe.Message+"\n\nThe ServiceAccount or the token Secret that join created may be gone from the member; the plan "+
+				"joins the cluster again, which creates them anew and registers the new token.")
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -366,9 +451,40 @@ func (r *federationClusterResource) Delete(ctx context.Context, req resource.Del
 		resp.Diagnostics.AddError("Cannot remove the cluster from the host", err.Error())
 		return
 	}
+	if !state.Join.IsNull() && !r.unjoinOnDelete(ctx, &state, &resp.Diagnostics) {
+		return
+	}
 	if err := reg.DeleteCluster(ctx, state.Name.ValueString(), state.SecretName.ValueString()); err != nil {
 		resp.Diagnostics.AddError("Cannot remove the cluster from the host", err.Error())
 	}
+}
+
+// unjoinOnDelete removes the join from the member before the registration
+// goes. A member that cannot be reached any more does not keep the
+// registration: the warning says what is left there. Any other failure
+// stops the destroy, so that it can be fixed and run again.
+func (r *federationClusterResource) unjoinOnDelete(ctx context.Context, state *federationClusterModel, diags *diag.Diagnostics) bool {
+	err := r.unjoinMember(ctx, state)
+	switch {
+	case err == nil:
+		return true
+	case kube.Classify(err) == kube.FailureUnreachable:
+		diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q is unjoined without reaching it", state.Name.ValueString()),
+			fmt.Sprintf("%v\n\nThe registration is removed from the host all the same. %s", err, leftBehind(state)))
+		return true
+	}
+	diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot unjoin cluster %q", state.Name.ValueString()),
+		fmt.Sprintf("%v\n\nThe registration stays until the join's objects are removed; fix the join credentials and destroy again.", err))
+	return false
+}
+
+// healthNotRecorded explains a refresh that could not write the probe to
+// the host, as a read-only planner cannot.
+func healthNotRecorded(name string, err error) string {
+	return fmt.Sprintf("%v\n\nThe refresh goes on: the ready, offline and probe_* attributes of cluster %q show this probe, but "+
+		"federated objects and scheduling preferences are planned with the health the host recorded last, as an apply of "+
+		"this plan sees it. An identity that may patch kubefedclusters/status in the federation namespace records the "+
+		"health at its next refresh; a read-only planner may not.", err, name)
 }
 
 func (r *federationClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -381,14 +497,18 @@ func (r *federationClusterResource) ImportState(ctx context.Context, req resourc
 // require_ready says so, and only then writes the registration and its
 // status: a failed create leaves nothing behind and a failed update keeps
 // the old credentials.
-func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, creating bool, diags *diag.Diagnostics) {
+func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, creating bool, joinToken string, diags *diag.Diagnostics) {
+	token := plan.Token.ValueString()
+	if joinToken != "" {
+		token = joinToken
+	}
 	cluster := registry.Cluster{
 		Name:       plan.Name.ValueString(),
 		SecretName: plan.SecretName.ValueString(),
 		Connection: member.Connection{
 			APIEndpoint:       plan.APIEndpoint.ValueString(),
 			CABundle:          []byte(plan.CABundle.ValueString()),
-			Token:             plan.Token.ValueString(),
+			Token:             token,
 			ClientCertificate: []byte(plan.ClientCertificate.ValueString()),
 			ClientKey:         []byte(plan.ClientKey.ValueString()),
 			ProxyURL:          plan.ProxyURL.ValueString(),
@@ -400,7 +520,7 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		return
 	}
 
-	probe := r.data.members.Probe(ctx, cluster.Name, cluster.Connection)
+	probe := r.probe(ctx, cluster, joinToken != "")
 	tflog.Debug(ctx, "probed member cluster", map[string]any{
 		"cluster": cluster.Name, "endpoint": cluster.Connection.APIEndpoint, "reason": probe.Reason,
 	})
@@ -435,6 +555,23 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 	}
 	plan.ID = plan.Name
 	setHealth(plan, health)
+}
+
+// joinSettle bounds how long a probe may find a token just joined not
+// accepted yet: the member's API server learns of the new Secret and
+// binding through its caches, within moments.
+const joinSettle = 10 * time.Second
+
+// probe probes the member; right after a join it asks again for a few
+// seconds while the member does not take the new token yet.
+func (r *federationClusterResource) probe(ctx context.Context, c registry.Cluster, joined bool) member.ProbeResult {
+	probe := r.data.members.Probe(ctx, c.Name, c.Connection)
+	deadline := time.Now().Add(joinSettle)
+	for joined && !probe.Ready && !probe.Offline && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(200 * time.Millisecond)
+		probe = r.data.members.Probe(ctx, c.Name, c.Connection)
+	}
+	return probe
 }
 
 func setHealth(m *federationClusterModel, h registry.ClusterHealth) {

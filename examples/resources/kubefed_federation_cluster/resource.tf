@@ -1,3 +1,27 @@
+# A member cluster joined as `kubefedctl join` does: with the admin
+# credentials of a kubeconfig context, apply creates on it the federation's
+# ServiceAccount, a long-lived token and a ClusterRole that grants the listed
+# types, and registers the cluster with that token. api_endpoint and
+# ca_bundle come from the context.
+resource "kubefed_federation_cluster" "san_francisco" {
+  name = "san-francisco"
+  join = {
+    config_path     = "~/.kube/config"
+    config_context  = "san-francisco-admin"
+    federated_types = [kubefed_federated_type.configmaps.name]
+  }
+
+  labels = {
+    region = "us-west"
+    env    = "production"
+  }
+}
+
+resource "kubefed_federated_type" "configmaps" {
+  target_api_version = "v1"
+  target_kind        = "ConfigMap"
+}
+
 # A member cluster reached with a service-account token.
 resource "kubefed_federation_cluster" "berlin" {
   name         = "berlin"

@@ -1,0 +1,504 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
+)
+
+// The join: admin access to a member, used at apply only, to create there
+// what `kubefedctl join` created (the federation's ServiceAccount, its
+// token, a ClusterRole and its binding) and to register the cluster with
+// that token, which Terraform never sees.
+
+// joinModel is the join attribute: the provider's own connection
+// attributes, then the join's own.
+type joinModel struct {
+	ConfigPath           types.String `tfsdk:"config_path"`
+	ConfigContext        types.String `tfsdk:"config_context"`
+	Host                 types.String `tfsdk:"host"`
+	Token                types.String `tfsdk:"token"`
+	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
+	ClientCertificate    types.String `tfsdk:"client_certificate"`
+	ClientKey            types.String `tfsdk:"client_key"`
+	Insecure             types.Bool   `tfsdk:"insecure"`
+	TLSServerName        types.String `tfsdk:"tls_server_name"`
+	ProxyURL             types.String `tfsdk:"proxy_url"`
+	Exec                 *execModel   `tfsdk:"exec"`
+	HostClusterName      types.String `tfsdk:"host_cluster_name"`
+	FederatedTypes       types.Set    `tfsdk:"federated_types"`
+}
+
+// Validation messages of join, one per rule, so tests can pin them.
+const (
+	msgJoinCredentials = "%s is not set with join: join creates the federation's ServiceAccount on the member and registers " +
+		"the cluster with its token. Remove %s, or remove join to register the cluster with credentials of your own"
+	msgJoinEndpoint = "api_endpoint is required without join: set it to the URL of the cluster's API server, or set join " +
+		"so that it defaults to the server of the join connection"
+	msgJoinNoCluster    = "join names no cluster: set config_path (and config_context), or host with credentials"
+	msgFederatedTypeRef = "must be the name of a FederatedTypeConfig, `<plural>.<group>` or `<plural>` for the core group, " +
+		"as kubefed_federated_type's name attribute gives it"
+)
+
+var federatedTypeName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+func joinSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		Description: "Joins the cluster as `kubefedctl join` does, with admin access to it used at apply only: apply creates there the " +
+			"federation namespace (unless it exists), a ServiceAccount `<name>-<host_cluster_name>` with a long-lived token Secret, " +
+			"and a ClusterRole and ClusterRoleBinding `kubefed-controller-manager:<service account>` that grant what the federation " +
+			"needs and no more; the cluster is registered with that token. Destroy removes them again. The connection " +
+			"attributes are the provider's, for the member.",
+		Attributes: map[string]schema.Attribute{
+			"config_path": schema.StringAttribute{
+				Optional:    true,
+				Description: "Path to a kubeconfig file with admin access to the member.",
+			},
+			"config_context": schema.StringAttribute{
+				Optional:    true,
+				Description: "Context of the kubeconfig to use; its current context when unset.",
+			},
+			"host": schema.StringAttribute{
+				Optional:    true,
+				Description: "URL of the member's API server. Overrides the kubeconfig.",
+				Validators:  []validator.String{httpURLValidator{}},
+			},
+			"token": schema.StringAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				Description: "Bearer token of an admin of the member.",
+				Validators:  []validator.String{nonEmptyCredential{}},
+			},
+			"cluster_ca_certificate": schema.StringAttribute{
+				Optional:    true,
+				Description: "PEM-encoded CA certificate that signed the member API server's certificate.",
+				Validators:  []validator.String{pemCertificateValidator{}},
+			},
+			"client_certificate": schema.StringAttribute{
+				Optional:    true,
+				Description: "PEM-encoded client certificate of an admin of the member.",
+				Validators:  []validator.String{pemCertificateValidator{}},
+			},
+			"client_key": schema.StringAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				Description: "PEM-encoded private key of client_certificate.",
+				Validators:  []validator.String{nonEmptyCredential{}},
+			},
+			"insecure": schema.BoolAttribute{
+				Optional:    true,
+				Description: "Skip TLS verification of the member's API server while joining.",
+			},
+			"tls_server_name": schema.StringAttribute{
+				Optional:    true,
+				Description: "Server name to verify the member's certificate against, when it differs from the host name.",
+			},
+			"proxy_url": schema.StringAttribute{
+				Optional:    true,
+				Description: "URL of a proxy for the join's requests to the member.",
+				Validators:  []validator.String{httpURLValidator{}},
+			},
+			"exec": joinExecSchema(),
+			"host_cluster_name": schema.StringAttribute{
+				Optional: true,
+				Description: "Name of the host in the names of what join creates on the member, as kubefedctl's `--host-cluster-name`. " +
+					"Defaults to the provider's `config_context`, else the host name of the host's API server, made a DNS-1123 label; " +
+					"the default is taken once, when the cluster joins.",
+				Validators: []validator.String{dnsLabelValidator{}},
+			},
+			"federated_types": schema.SetAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Names of the FederatedTypeConfigs (`kubefed_federated_type.<name>.name`) whose objects the federation may read, write and delete on the member: one rule of the ClusterRole each. Adding a type updates the ClusterRole in place.",
+				Validators:  []validator.Set{setvalidator.ValueStringsAre(stringvalidator.RegexMatches(federatedTypeName, msgFederatedTypeRef))},
+			},
+		},
+	}
+}
+
+func joinExecSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional:    true,
+		Description: "A credential plugin that prints an ExecCredential for the member, as in a kubeconfig's exec section (e.g. `aws eks get-token`).",
+		Attributes: map[string]schema.Attribute{
+			"api_version": schema.StringAttribute{
+				Optional:    true,
+				Description: "API version of the ExecCredential; `client.authentication.k8s.io/v1` when unset.",
+			},
+			"command": schema.StringAttribute{
+				Required:    true,
+				Description: "Command to run.",
+			},
+			"args": schema.ListAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Arguments of the command.",
+			},
+			"env": schema.MapAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				ElementType: types.StringType,
+				Description: "Environment variables set for the command.",
+			},
+		},
+	}
+}
+
+func memberRulesSchema() schema.ListAttribute {
+	return schema.ListAttribute{
+		Computed:    true,
+		ElementType: types.StringType,
+		Description: "What the ClusterRole join creates on the member grants, one rule per element, as verbs and resources " +
+			"(`get/list/create/patch/delete on configmaps, namespaces`); null without join. A change shows in the plan and " +
+			"updates the ClusterRole at apply.",
+	}
+}
+
+func serviceAccountSchema() schema.StringAttribute {
+	return schema.StringAttribute{
+		Computed: true,
+		Description: "`<namespace>/<name>` of the ServiceAccount join created on the member, whose token the cluster is registered " +
+			"with; null without join.",
+	}
+}
+
+// joinCredentialsValidator checks the credentials with and without join:
+// without it, api_endpoint and exactly one kind of credentials are needed;
+// with it, the join provides them and the user sets neither.
+type joinCredentialsValidator struct{}
+
+func (joinCredentialsValidator) Description(context.Context) string {
+	return "api_endpoint and exactly one kind of credentials, or join and no credentials"
+}
+
+func (v joinCredentialsValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (joinCredentialsValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var join types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("join"), &join)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if join.IsNull() {
+		credentialsValidator{}.ValidateResource(ctx, req, resp)
+		var endpoint types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("api_endpoint"), &endpoint)...)
+		if endpoint.IsNull() {
+			resp.Diagnostics.AddAttributeError(path.Root("api_endpoint"), "Missing api_endpoint", msgJoinEndpoint)
+		}
+		return
+	}
+	for _, name := range []string{"token", "client_certificate", "client_key"} {
+		var v types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(name), &v)...)
+		if !v.IsNull() {
+			resp.Diagnostics.AddAttributeError(path.Root(name), "Credentials set with join", fmt.Sprintf(msgJoinCredentials, name, name))
+		}
+	}
+	if join.IsUnknown() {
+		return
+	}
+	var configPath, host types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("join").AtName("config_path"), &configPath)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("join").AtName("host"), &host)...)
+	if configPath.IsNull() && host.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("join"), "Join names no cluster", msgJoinNoCluster)
+	}
+}
+
+// joinOf reads the join attribute; nil when it is null or not known.
+func joinOf(ctx context.Context, v types.Object, diags *diag.Diagnostics) *joinModel {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	var j joinModel
+	diags.Append(v.As(ctx, &j, basetypes.ObjectAsOptions{})...)
+	if diags.HasError() {
+		return nil
+	}
+	return &j
+}
+
+// connection is the join's connection as the provider block's would be,
+// with the provider's rate limit, timeout and user agent.
+func (j *joinModel) connection(ctx context.Context, s settings) (kube.Config, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	cfg := kube.Config{
+		ConfigPath:           j.ConfigPath.ValueString(),
+		ConfigContext:        j.ConfigContext.ValueString(),
+		Host:                 j.Host.ValueString(),
+		Token:                j.Token.ValueString(),
+		ClusterCACertificate: j.ClusterCACertificate.ValueString(),
+		ClientCertificate:    j.ClientCertificate.ValueString(),
+		ClientKey:            j.ClientKey.ValueString(),
+		Insecure:             j.Insecure.ValueBool(),
+		TLSServerName:        j.TLSServerName.ValueString(),
+		ProxyURL:             j.ProxyURL.ValueString(),
+		QPS:                  s.Connection.QPS,
+		Burst:                s.Connection.Burst,
+		Timeout:              s.RequestTimeout,
+		UserAgent:            s.Connection.UserAgent,
+	}
+	if j.Exec != nil {
+		cfg.Exec = &kube.ExecConfig{
+			APIVersion: stringOr(j.Exec.APIVersion, "client.authentication.k8s.io/v1"),
+			Command:    j.Exec.Command.ValueString(),
+		}
+		diags.Append(j.Exec.Args.ElementsAs(ctx, &cfg.Exec.Args, false)...)
+		diags.Append(j.Exec.Env.ElementsAs(ctx, &cfg.Exec.Env, false)...)
+	}
+	return cfg, diags
+}
+
+// typeResources are the federated types the member's ClusterRole covers.
+func (j *joinModel) typeResources(ctx context.Context, diags *diag.Diagnostics) []member.TypeResource {
+	var names []string
+	diags.Append(j.FederatedTypes.ElementsAs(ctx, &names, false)...)
+	slices.Sort(names)
+	out := make([]member.TypeResource, 0, len(names))
+	for _, n := range names {
+		out = append(out, member.TypeResourceOf(n))
+	}
+	return out
+}
+
+// planJoin plans what join decides: api_endpoint and ca_bundle, from the
+// join connection unless configured, and the ServiceAccount; it warns about
+// what apply will create or change on the member. Without join, they are
+// as configured.
+func (r *federationClusterResource) planJoin(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
+	plan, prior *federationClusterModel) {
+	var config federationClusterModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	set := func(name string, v types.String) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), v)...)
+	}
+	setRules := func(v types.List) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("member_rules"), v)...)
+	}
+	if plan.Join.IsNull() {
+		set("api_endpoint", config.APIEndpoint)
+		set("ca_bundle", config.CABundle)
+		set("service_account", types.StringNull())
+		setRules(types.ListNull(types.StringType))
+		return
+	}
+	j := joinOf(ctx, plan.Join, &resp.Diagnostics)
+	if j == nil || !fullyKnown(plan.Join) {
+		resp.Diagnostics.AddAttributeWarning(path.Root("join"), "The join is planned at apply",
+			"Some attributes of join are known only at apply, so the cluster's endpoint, CA, ServiceAccount and member rules are too.")
+		set("service_account", types.StringUnknown())
+		setRules(types.ListUnknown(types.StringType))
+		return
+	}
+	setRules(describeRules(member.MemberRules(j.typeResources(ctx, &resp.Diagnostics))))
+	if config.APIEndpoint.IsNull() || config.CABundle.IsNull() {
+		endpoint, ca, err := r.joinEndpoint(ctx, j)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("join"), "Cannot read the join connection",
+				fmt.Sprintf("Cluster %q: %v", plan.Name.ValueString(), err))
+			return
+		}
+		if config.APIEndpoint.IsNull() {
+			set("api_endpoint", types.StringValue(endpoint))
+		}
+		if config.CABundle.IsNull() {
+			set("ca_bundle", optionalString(types.StringNull(), string(ca)))
+		}
+	}
+	account := r.plannedServiceAccount(j, plan.Name, prior)
+	set("service_account", account)
+	if !account.IsUnknown() {
+		r.warnJoin(ctx, plan, prior, j, account.ValueString(), &resp.Diagnostics)
+	}
+}
+
+// joinEndpoint is the server and CA the join connection reaches the member
+// with; reading them contacts nothing.
+func (r *federationClusterResource) joinEndpoint(ctx context.Context, j *joinModel) (string, []byte, error) {
+	cfg, diags := j.connection(ctx, r.data.settings)
+	if diags.HasError() {
+		return "", nil, diagError(diags)
+	}
+	rc, err := cfg.RESTConfig()
+	if err != nil {
+		return "", nil, err
+	}
+	return member.Endpoint(rc)
+}
+
+// plannedServiceAccount is `<namespace>/<name>-<host>`. A cluster joined
+// already keeps its account unless host_cluster_name is set, so a change of
+// the provider's context does not rename what exists on the member.
+func (r *federationClusterResource) plannedServiceAccount(j *joinModel, name types.String, prior *federationClusterModel) types.String {
+	if name.IsUnknown() || j.HostClusterName.IsUnknown() {
+		return types.StringUnknown()
+	}
+	if j.HostClusterName.IsNull() && prior != nil && prior.ServiceAccount.ValueString() != "" {
+		return prior.ServiceAccount
+	}
+	host := j.HostClusterName.ValueString()
+	if host == "" {
+		var ok bool
+		if host, ok = r.defaultHostName(); !ok {
+			return types.StringUnknown()
+		}
+	}
+	names := member.NewJoinNames(r.data.settings.FederationNamespace, name.ValueString(), host)
+	return types.StringValue(names.Namespace + "/" + names.ServiceAccount)
+}
+
+// defaultHostName names the host after the provider's context, else after
+// its API server's host name; false while neither is known.
+func (r *federationClusterResource) defaultHostName() (string, bool) {
+	if c := r.data.settings.Connection.ConfigContext; c != "" {
+		return member.HostClusterName(c), true
+	}
+	if r.data.hostConfig == nil {
+		return "", false
+	}
+	u, err := url.Parse(r.data.hostConfig.Host)
+	if err != nil || u.Hostname() == "" {
+		return member.HostClusterName(r.data.hostConfig.Host), true
+	}
+	return member.HostClusterName(u.Hostname()), true
+}
+
+// warnJoin says what apply will create on a member that joins: a plan
+// shows attributes, not the objects of another cluster.
+func (r *federationClusterResource) warnJoin(ctx context.Context, plan, prior *federationClusterModel, j *joinModel, account string,
+	diags *diag.Diagnostics) {
+	if prior != nil && !prior.Join.IsNull() && prior.ServiceAccount.ValueString() == account {
+		// Joined already: a change of the role shows in member_rules.
+		return
+	}
+	names := joinNames(account)
+	rules := member.DescribeRules(member.MemberRules(j.typeResources(ctx, diags)))
+	cluster := plan.Name.ValueString()
+	diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q joins the federation at apply", cluster),
+		fmt.Sprintf("With the join credentials, apply creates on cluster %q: namespace %s (unless it exists), ServiceAccount %s/%s "+
+			"with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting: %s. The cluster is registered "+
+			"with that token; the join credentials are not written to the host.",
+			cluster, names.Namespace, names.Namespace, names.ServiceAccount, names.TokenSecret, names.ClusterRole, rules))
+}
+
+// describeRules is member_rules: what each rule grants.
+func describeRules(rules []rbacv1.PolicyRule) types.List {
+	described := make([]attr.Value, 0, len(rules))
+	for _, r := range rules {
+		described = append(described, types.StringValue(member.DescribeRule(r)))
+	}
+	return types.ListValueMust(types.StringType, described)
+}
+
+// joinNames are the names of a join from its planned ServiceAccount.
+func joinNames(account string) member.JoinNames {
+	namespace, name, _ := strings.Cut(account, "/")
+	return member.JoinNamesOf(namespace, name)
+}
+
+// joinSpec is the join of m on its member and the admin configuration that
+// performs it.
+func (r *federationClusterResource) joinSpec(ctx context.Context, m *federationClusterModel, diags *diag.Diagnostics) (member.Join, *rest.Config) {
+	j := joinOf(ctx, m.Join, diags)
+	if j == nil {
+		return member.Join{}, nil
+	}
+	spec := member.Join{
+		Cluster:      m.Name.ValueString(),
+		Names:        joinNames(m.ServiceAccount.ValueString()),
+		Types:        j.typeResources(ctx, diags),
+		FieldManager: r.data.settings.FieldManager,
+	}
+	cfg, d := j.connection(ctx, r.data.settings)
+	diags.Append(d...)
+	if diags.HasError() {
+		return spec, nil
+	}
+	rc, err := cfg.RESTConfig()
+	if err != nil {
+		diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot join cluster %q", spec.Cluster), err.Error())
+		return spec, nil
+	}
+	return spec, rc
+}
+
+// onMember runs fn with admin clients of m's member, built from its join.
+func (r *federationClusterResource) onMember(ctx context.Context, m *federationClusterModel, diags *diag.Diagnostics,
+	fn func(member.Join, kubernetes.Interface) error) error {
+	spec, rc := r.joinSpec(ctx, m, diags)
+	if rc == nil {
+		return errors.New("the join connection could not be built")
+	}
+	clients, err := r.data.factory.NewClients(rc)
+	if err != nil {
+		return fmt.Errorf("cluster %q: %w", spec.Cluster, err)
+	}
+	if clients.HTTP != nil {
+		defer clients.HTTP.CloseIdleConnections()
+	}
+	return fn(spec, clients.Kubernetes)
+}
+
+// joinMember creates or updates on the member what join creates and
+// returns the federation's token; false when it failed, with the error in
+// diags.
+func (r *federationClusterResource) joinMember(ctx context.Context, m *federationClusterModel, diags *diag.Diagnostics) (string, bool) {
+	var token string
+	err := r.onMember(ctx, m, diags, func(spec member.Join, client kubernetes.Interface) error {
+		var err error
+		token, err = spec.Apply(ctx, client)
+		return err
+	})
+	if err != nil && !diags.HasError() {
+		diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot join cluster %q", m.Name.ValueString()), err.Error())
+	}
+	return token, err == nil
+}
+
+// unjoinMember removes from the member what join created.
+func (r *federationClusterResource) unjoinMember(ctx context.Context, m *federationClusterModel) error {
+	var diags diag.Diagnostics
+	err := r.onMember(ctx, m, &diags, func(spec member.Join, client kubernetes.Interface) error {
+		return spec.Remove(ctx, client)
+	})
+	if diags.HasError() {
+		return diagError(diags)
+	}
+	return err
+}
+
+// leftBehind says what an unjoin that failed leaves on the member.
+func leftBehind(m *federationClusterModel) string {
+	n := joinNames(m.ServiceAccount.ValueString())
+	return fmt.Sprintf("Remove by hand, on cluster %q: ClusterRoleBinding and ClusterRole %s, Secret %s/%s and ServiceAccount %s/%s. "+
+		"Until then the ServiceAccount's token keeps the rights of the ClusterRole.",
+		m.Name.ValueString(), n.ClusterRole, n.Namespace, n.TokenSecret, n.Namespace, n.ServiceAccount)
+}
