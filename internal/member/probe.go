@@ -147,7 +147,7 @@ func probeTime() time.Time { return time.Now().UTC().Truncate(time.Second) }
 func Hints(name string) kube.Hints {
 	return kube.Hints{
 		Credentials: fmt.Sprintf("check token, or client_certificate and client_key, of cluster %q", name),
-		Permissions: fmt.Sprintf("grant the identity of cluster %q's credentials access to /healthz (and what the federation writes)", name),
+		Permissions: fmt.Sprintf("grant the identity of cluster %q's credentials the member role of the permissions guide (with join, list the type in join.federated_types)", name),
 		CA:          fmt.Sprintf("set ca_bundle of cluster %q to the PEM of the CA that signed its serving certificate, or list the check in disabled_tls_validations", name),
 		Endpoint:    fmt.Sprintf("check api_endpoint and proxy_url of cluster %q, and that its API server runs", name),
 	}

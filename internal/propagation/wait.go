@@ -25,6 +25,8 @@ type WaitResult struct {
 	Status rollout.Status
 	// Health is the object's health at the last look.
 	Health rollout.Health
+	// Object is the object at the last look.
+	Object map[string]any
 	// TimedOut is true when the context ended before the waiter was done.
 	TimedOut bool
 	// Err is a failure to read the member.
@@ -42,6 +44,7 @@ func Wait(ctx context.Context, m Member, o Object, w rollout.Waiter, interval ti
 			res.Err = nil
 			res.Status = w.Check(obs)
 			res.Health = rollout.HealthOf(obs.Object)
+			res.Object = obs.Object
 			if res.Status.Done || res.Status.Failed {
 				return res
 			}

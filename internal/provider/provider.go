@@ -114,6 +114,7 @@ func (p *kubefedProvider) Resources(context.Context) []func() resource.Resource 
 func (p *kubefedProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewClustersDataSource,
+		NewFederatedObjectStatusDataSource,
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
@@ -47,12 +48,13 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	}
 	input := diffInput(in, snapshot, plan, prior)
 	ops := reconcile.Diff(input)
-	outcomes, health := r.rollOut(ctx, in, snapshot, input, ops, diags)
+	outcomes, seen := r.rollOut(ctx, in, snapshot, input, ops, diags)
 	record := reconcile.Fold(input, ops, outcomes)
 	plan.Rendered = stringMap(record.Held)
 	plan.ClusterStatus = statusValue(record.Status, diags)
-	plan.ClusterHealth = healthAfter(prior, record, health, diags)
-	r.recordInHost(ctx, in, record, prior == nil, diags)
+	r.observeTheRest(ctx, in, snapshot, record, seen)
+	plan.ClusterHealth = healthAfter(prior, record, seen, diags)
+	r.recordInHost(ctx, in, record, seen, prior == nil, diags)
 	reportFailures(in, record, diags)
 	return true
 }
@@ -129,7 +131,7 @@ func reachOf(snapshot *runstate.Snapshot, name string) reconcile.Reach {
 // carryOut runs the applies and removals on their members, in parallel,
 // and returns their outcomes; work that never started has none.
 func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	input reconcile.Input, ops []reconcile.Operation, health map[string]rollout.Health, diags *diag.Diagnostics) []reconcile.Outcome {
+	input reconcile.Input, ops []reconcile.Operation, seen map[string]map[string]any, diags *diag.Diagnostics) []reconcile.Outcome {
 	var outcomes []reconcile.Outcome
 	var members []propagation.Member
 	payloads := map[string][]byte{}
@@ -162,7 +164,7 @@ func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs
 			continue
 		}
 		if res.Object != nil {
-			health[res.Cluster] = rollout.HealthOf(res.Object)
+			seen[res.Cluster] = res.Object
 		}
 		outcomes = append(outcomes, outcomeOf(res))
 	}
@@ -197,13 +199,13 @@ func (r *federatedObjectResource) payloadFor(ctx context.Context, in *objectInpu
 // healthAfter is cluster_health after an apply: what the apply saw of the
 // clusters it touched, what the state had of the others, for the clusters
 // that hold the object.
-func healthAfter(prior *federatedObjectModel, record reconcile.Record, seen map[string]rollout.Health, diags *diag.Diagnostics) types.Map {
+func healthAfter(prior *federatedObjectModel, record reconcile.Record, seen map[string]map[string]any, diags *diag.Diagnostics) types.Map {
 	health := map[string]rollout.Health{}
 	if prior != nil {
 		health = healthEntries(prior.ClusterHealth)
 	}
-	for cluster, h := range seen {
-		health[cluster] = h
+	for cluster, obj := range seen {
+		health[cluster] = rollout.HealthOf(obj)
 	}
 	for cluster := range health {
 		if _, holds := record.Held[cluster]; !holds {
@@ -239,7 +241,8 @@ func warnSkipped(in *objectInputs, op reconcile.Operation, diags *diag.Diagnosti
 // create's record carries the incomplete-create mark until all of it is
 // written and no cluster failed: whatever stops a create, Terraform then
 // replaces the object, and its replacement takes the marked record over.
-func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectInputs, record reconcile.Record, creating bool, diags *diag.Diagnostics) {
+func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectInputs, record reconcile.Record,
+	seen map[string]map[string]any, creating bool, diags *diag.Diagnostics) {
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), hostRecordGrace)
@@ -252,6 +255,7 @@ func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectIn
 			status[cluster] = s.Status
 		}
 		host := in.hostObject(status)
+		host.RemoteStatus = remoteStatus(in, record, seen)
 		host.Incomplete = creating
 		err = reg.ApplyFederatedObject(ctx, in.ft, host, host.Namespace != "" && r.data.run.NamespaceEnsured(host.Namespace))
 		if err == nil && creating && !record.Failed() {
@@ -263,6 +267,48 @@ func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectIn
 		diags.AddError("Cannot write the federated object to the host", err.Error()+
 			"\n\nThe members hold what the state records; the next plan compares the host's record with the configuration and writes it again.")
 	}
+}
+
+// observeTheRest reads, with the type's status collection on, the clusters
+// the apply did not touch, so the host records every cluster's status.
+func (r *federatedObjectResource) observeTheRest(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
+	record reconcile.Record, seen map[string]map[string]any) {
+	if in.ft.StatusCollection != registry.Enabled {
+		return
+	}
+	var members []propagation.Member
+	for cluster := range record.Held {
+		if _, ok := seen[cluster]; ok {
+			continue
+		}
+		if m, err := r.member(snapshot, cluster); err == nil {
+			members = append(members, m)
+		}
+	}
+	results := propagation.FanOut(ctx, members, r.options(false, r.data.settings.RequestTimeout), func(ctx context.Context, m propagation.Member) propagation.Result {
+		obj, found, err := propagation.Get(ctx, m, in.object)
+		return propagation.Result{Object: obj, Found: found, Err: err}
+	})
+	for _, res := range results {
+		if res.Found {
+			seen[res.Cluster] = res.Object
+		}
+	}
+}
+
+// remoteStatus is, with the type's status collection on, each cluster's
+// own status of the object as the apply last saw it, KubeFed's remoteStatus.
+func remoteStatus(in *objectInputs, record reconcile.Record, seen map[string]map[string]any) map[string]map[string]any {
+	if in.ft.StatusCollection != registry.Enabled {
+		return nil
+	}
+	out := map[string]map[string]any{}
+	for cluster := range record.Status {
+		if status, ok := seen[cluster]["status"].(map[string]any); ok {
+			out[cluster] = status
+		}
+	}
+	return out
 }
 
 // reportFailures turns the clusters that failed into one error.

@@ -19,17 +19,18 @@ import (
 // then the waits for the clusters it wrote to and for those whose last
 // rollout did not finish. In a staged rollout, a stage that leaves more
 // failed clusters than max_failed_clusters stops it: the later stages keep
-// what they hold. It returns the outcomes and each touched cluster's health.
+// what they hold. It returns the outcomes and, by cluster, the object as the
+// apply last saw it there.
 func (r *federatedObjectResource) rollOut(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	input reconcile.Input, ops []reconcile.Operation, diags *diag.Diagnostics) ([]reconcile.Outcome, map[string]rollout.Health) {
+	input reconcile.Input, ops []reconcile.Operation, diags *diag.Diagnostics) ([]reconcile.Outcome, map[string]map[string]any) {
 	order, _ := in.order(input.Placed)
 	stages := reconcile.Stages(ops, order.Stages)
-	health := map[string]rollout.Health{}
+	seen := map[string]map[string]any{}
 	passed := map[string]bool{}
 	var outcomes []reconcile.Outcome
 	for i, stage := range stages {
-		done := r.carryOut(ctx, in, snapshot, input, stage, health, diags)
-		done = r.waitFor(ctx, in, snapshot, stage, done, health)
+		done := r.carryOut(ctx, in, snapshot, input, stage, seen, diags)
+		done = r.waitFor(ctx, in, snapshot, stage, done, seen)
 		outcomes = append(outcomes, done...)
 		for _, o := range done {
 			passed[o.Cluster] = o.Err == "" && (o.Rollout == "" || o.Rollout == reconcile.RolloutDone)
@@ -38,18 +39,18 @@ func (r *federatedObjectResource) rollOut(ctx context.Context, in *objectInputs,
 			continue
 		}
 		if ok, failed := rollout.Continue(passed, in.strategy.maxFailed); !ok {
-			return append(outcomes, stoppedOutcomes(stages[i+1:], failed)...), health
+			return append(outcomes, stoppedOutcomes(stages[i+1:], failed)...), seen
 		}
 		pause(ctx, in.strategy.pause)
 	}
-	return outcomes, health
+	return outcomes, seen
 }
 
 // waitFor waits, in parallel, for the object to run on every cluster of
 // the stage that took it or whose last rollout did not finish, and notes
 // how each wait ended in its outcome.
 func (r *federatedObjectResource) waitFor(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	stage []reconcile.Operation, done []reconcile.Outcome, health map[string]rollout.Health) []reconcile.Outcome {
+	stage []reconcile.Operation, done []reconcile.Outcome, seen map[string]map[string]any) []reconcile.Outcome {
 	if !in.waiter.Needed() {
 		return done
 	}
@@ -85,7 +86,9 @@ func (r *federatedObjectResource) waitFor(ctx context.Context, in *objectInputs,
 		w := waits[res.Cluster]
 		o := &done[byCluster[res.Cluster]]
 		o.Rollout, o.RolloutMessage = rolloutEnd(w)
-		health[res.Cluster] = w.Health
+		if w.Object != nil {
+			seen[res.Cluster] = w.Object
+		}
 	}
 	return done
 }

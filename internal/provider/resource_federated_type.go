@@ -102,7 +102,9 @@ func (r *federatedTypeResource) Schema(_ context.Context, _ resource.SchemaReque
 				Optional:    true,
 				Computed:    true,
 				Default:     stringdefault.StaticString(registry.Disabled),
-				Description: "`Enabled` or `Disabled` (the default): whether the status of the objects in the members is collected.",
+				Description: "`Enabled` or `Disabled` (the default): with `Enabled`, each apply of an object of this type records every " +
+					"cluster's own status of it in the host's `Federated<Kind>` (`status.clusters[].remoteStatus`, as KubeFed does), so " +
+					"`kubectl get federated<kind> -o yaml` on the host shows it as of that apply.",
 				Validators:  enabledDisabled,
 			},
 			"name": schema.StringAttribute{

@@ -53,6 +53,9 @@ type FederatedObject struct {
 	Incomplete bool
 	// Status is each cluster's propagation status, KubeFed's status.clusters.
 	Status map[string]string
+	// RemoteStatus is, with status collection, each cluster's own status
+	// of the object, KubeFed's status.clusters[].remoteStatus.
+	RemoteStatus map[string]map[string]any
 }
 
 // FederatedObjectLocation is where a target object's Federated<Kind> lives:
@@ -82,7 +85,7 @@ func (r *Registry) ApplyFederatedObject(ctx context.Context, t FederatedType, ob
 	status, err := toUnstructured(&federatedObject{
 		TypeMeta:   typeMeta(t.Federated.Resource().GroupVersion(), t.Federated.Kind),
 		ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace},
-		Status:     &federatedStatus{Clusters: statusList(obj.Status)},
+		Status:     &federatedStatus{Clusters: statusList(obj.Status, obj.RemoteStatus)},
 	})
 	if err != nil {
 		return err
@@ -261,6 +264,12 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 				obj.Status = map[string]string{}
 			}
 			obj.Status[s.Name] = s.Status
+			if s.RemoteStatus != nil {
+				if obj.RemoteStatus == nil {
+					obj.RemoteStatus = map[string]map[string]any{}
+				}
+				obj.RemoteStatus[s.Name] = s.RemoteStatus
+			}
 		}
 	}
 	return obj, nil
@@ -335,10 +344,10 @@ func unstructuredNumbers(v any) any {
 	return v
 }
 
-func statusList(status map[string]string) []clusterPropagationStatus {
+func statusList(status map[string]string, remote map[string]map[string]any) []clusterPropagationStatus {
 	out := make([]clusterPropagationStatus, 0, len(status))
 	for _, name := range slices.Sorted(maps.Keys(status)) {
-		out = append(out, clusterPropagationStatus{Name: name, Status: status[name]})
+		out = append(out, clusterPropagationStatus{Name: name, Status: status[name], RemoteStatus: remote[name]})
 	}
 	return out
 }
