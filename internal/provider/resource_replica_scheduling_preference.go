@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -59,6 +61,15 @@ type replicaSchedulingPreferenceModel struct {
 	Replicas         types.Map    `tfsdk:"replicas"`
 	UnplacedReplicas types.Int64  `tfsdk:"unplaced_replicas"`
 	ExcludedClusters types.Map    `tfsdk:"excluded_clusters"`
+
+	Capacity           types.String         `tfsdk:"capacity"`
+	ReplicaRequests    types.Map            `tfsdk:"replica_requests"`
+	Template           templateValue        `tfsdk:"template"`
+	UnschedulableAfter timetypes.GoDuration `tfsdk:"unschedulable_after"`
+	WeightBy           types.String         `tfsdk:"weight_by"`
+	MaxClusters        types.Int64          `tfsdk:"max_clusters"`
+	Spread             types.Object         `tfsdk:"spread"`
+	EstimatedCapacity  types.Map            `tfsdk:"estimated_capacity"`
 }
 
 type clusterPreferenceModel struct {
@@ -173,18 +184,20 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				Description: "Replicas per candidate cluster, zeros included, as computed at plan time.",
 			},
 			"unplaced_replicas": schema.Int64Attribute{
-				Computed:    true,
-				Description: "Replicas no cluster could take, because every cluster is at its maximum or the weights are zero.",
+				Computed: true,
+				Description: "Replicas no cluster could take, because every cluster is at its maximum or its estimated capacity, " +
+					"or the weights are zero.",
 			},
 			"excluded_clusters": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,
-				Description: "Candidates left out because they were not ready when planning, with the reason.",
+				Description: "Candidates left out, with the reason: not ready when planning, or not chosen by `max_clusters` or `spread`.",
 			},
 			"cluster_selector": clusterSelectorAttribute("The candidates are the registered clusters that match. " +
 				"Absent means every registered cluster."),
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, capacityAttributes())
 }
 
 func (r *replicaSchedulingPreferenceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -192,7 +205,8 @@ func (r *replicaSchedulingPreferenceResource) Configure(_ context.Context, req r
 }
 
 // ValidateConfig runs the planner's own checks of the preferences with no
-// cluster, so terraform validate reports a bad number at its attribute.
+// cluster, and checks what the capacity estimate reads (requests, template,
+// threshold), so terraform validate reports a bad value at its attribute.
 func (r *replicaSchedulingPreferenceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config replicaSchedulingPreferenceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
@@ -202,8 +216,10 @@ func (r *replicaSchedulingPreferenceResource) ValidateConfig(ctx context.Context
 	if config.Strategy.IsNull() {
 		config.Strategy = types.StringValue(string(scheduling.KubeFed))
 	}
+	validateCapacity(ctx, &config, &resp.Diagnostics)
 	in, known, diags := config.plannerInput(ctx)
 	if diags.HasError() || !known {
+		resp.Diagnostics.Append(diags...)
 		return
 	}
 	if _, err := scheduling.Plan(in); err != nil {
@@ -232,10 +248,11 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 
 	in, known, diags := plan.plannerInput(ctx)
 	resp.Diagnostics.Append(diags...)
+	capInputs, capKnown := plan.plannedCapacityInputs(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !known {
+	if !known || !capKnown {
 		plan.setUnknownSplit()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
@@ -246,7 +263,12 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		return
 	}
 
-	split, warnings, err := r.split(ctx, &plan, in, seenAtRead(ctx, req.Private))
+	split, warnings, err := r.split(ctx, &plan, in, capInputs, readNotes(ctx, req.Private))
+	var inputErr *scheduling.InputError
+	if errors.As(err, &inputErr) {
+		addPlannerError(&resp.Diagnostics, err)
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddWarning("Replica split not known until apply",
 			fmt.Sprintf("ReplicaSchedulingPreference %s: %v. The split is planned as unknown and computed when the host can be read.",
@@ -260,12 +282,13 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 	}
 	if split.unplaced > 0 {
 		resp.Diagnostics.AddAttributeWarning(path.Root("total_replicas"), "Some replicas cannot be placed",
-			fmt.Sprintf("%d of %d replicas of %s have no cluster: every candidate is at its max_replicas, or the weights left are 0.",
-				split.unplaced, in.TotalReplicas, plan.ID.ValueString()))
+			fmt.Sprintf("%d of %d replicas of %s have no cluster: every candidate is at its max_replicas or its estimated "+
+				"capacity, or the weights left are 0.", split.unplaced, in.TotalReplicas, plan.ID.ValueString()))
 	}
 	plan.Replicas = int64MapValue(ctx, split.replicas, &resp.Diagnostics)
 	plan.UnplacedReplicas = types.Int64Value(split.unplaced)
 	plan.ExcludedClusters = stringMap(split.excluded)
+	plan.EstimatedCapacity = r.plannedFigures(ctx, req.State, &plan, split, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -280,12 +303,14 @@ func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req re
 	}
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetCapacity(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetCapacity(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
@@ -331,10 +356,12 @@ func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req reso
 		stored.ClusterSelector = r.targetSelector(ctx, reg, stored, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(state.fromStored(ctx, stored)...)
+	state.defaultCapacityOptions()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if snapshot, err := r.data.snapshot(ctx); err == nil {
 		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
 	}
+	resp.Diagnostics.Append(r.noteCapacityAtRead(ctx, &state, resp.Private)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
