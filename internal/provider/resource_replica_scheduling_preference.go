@@ -101,7 +101,31 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 			"With `rebalance = false` (KubeFed's default) the replicas that already run stay where they are: the current counts are read " +
 			"from the member objects when planning. So after a failover, the replicas stay on the clusters that took them over, even when " +
 			"the failed cluster comes back; set `rebalance = true` to spread them again.\n\n" +
-			"What KubeFed's type has no field for (`strategy`, `replicas_path`, `cluster_selector`) is kept in annotations that KubeFed ignores.\n\n" +
+			"**Capacity.** With `capacity = \"auto\"` no cluster is planned more replicas than it can hold. Each candidate's Nodes and " +
+			"Pods are read (in parallel, through the registration's credentials) and the room is estimated as Karmada's general " +
+			"estimator does: on every Ready, uncordoned node whose taints the replica tolerates and whose labels its node selector and " +
+			"required node affinity accept, allocatable minus the requests of the pods bound there, divided by one replica's requests " +
+			"(cpu, memory, ephemeral storage and the pod count, whichever runs out first), summed, plus the replicas the workload runs " +
+			"there already. Pods of the workload Pending as Unschedulable for longer than `unschedulable_after` cap the cluster at what " +
+			"it placed, as KubeFed does. What does not fit goes to the other clusters in weight order; what fits nowhere is " +
+			"`unplaced_replicas`, with a warning. The figures are shown in `estimated_capacity`, and a plan warning names each cluster " +
+			"whose share was cut and why.\n\n" +
+			"A replica's requests come from `replica_requests`, or from `template`: the same document the `kubefed_federated_object` " +
+			"takes, passed from the same local. The preference cannot refer to the object itself, whose `cluster_replicas` refers to " +
+			"the preference; and reading the object's template from the host would give the one of the last apply, not the one " +
+			"being planned.\n\n" +
+			"Refresh records the estimate in the resource's private state, and both plans of a run (the one shown and the one Terraform " +
+			"makes again at apply) split by that record, so the apply does what the plan showed even when the members change in " +
+			"between. A new preference, changed requests or `template`, a plan without refresh and a cluster the record lacks are read " +
+			"when planning instead; should the members change before that apply, Terraform stops it as inconsistent, and a new plan " +
+			"goes through. The estimate is a snapshot, not a reservation, and does not see pod affinity, topology spread, host ports, " +
+			"volumes, quotas or autoscaling; KubeFed's feedback catches what it misses. A member that refuses to list its Nodes or " +
+			"Pods is left unbounded, with a warning.\n\n" +
+			"**Choosing clusters.** `weight_by = \"available_capacity\"` divides by the estimated capacities instead of the weights; " +
+			"`max_clusters` and `spread` choose the clusters that take part, and `excluded_clusters` says why the others do not. " +
+			"The guide on failover and rebalancing tells more.\n\n" +
+			"What KubeFed's type has no field for (`strategy`, `replicas_path`, `cluster_selector`) is kept in annotations that KubeFed " +
+			"ignores. The capacity and choice attributes are kept in the state only: an imported preference starts with their defaults.\n\n" +
 			"A cluster that someone else registers between plan and apply is left out of that apply's split, with a warning, and " +
 			"considered by the next plan: the apply keeps the split the plan showed. (A preference created by that apply has no " +
 			"earlier read to go by: Terraform stops the apply as inconsistent, and a new plan takes the cluster in.)",
