@@ -101,12 +101,6 @@ func capacityAttributes() map[string]schema.Attribute {
 	}
 }
 
-var spreadType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"by_label":   types.StringType,
-	"min_groups": types.Int64Type,
-	"max_groups": types.Int64Type,
-}}
-
 // choiceInput adds what chooses clusters (weight_by, max_clusters, spread)
 // to the planner's input. known is false when some of it is only known at
 // apply.
