@@ -441,7 +441,7 @@ func capacityWarnings(id string, cut map[string]int64, estimates map[string]clus
 		warnings = append(warnings, planWarning{path.Root("estimated_capacity").AtMapKey(name),
 			fmt.Sprintf("Cluster %q is planned what it can hold", name),
 			fmt.Sprintf("Cluster %q can hold %d replicas of %s (%s), so it is planned %d rather than %d; the rest goes to the "+
-				"other clusters. The estimate is a snapshot of the member when refreshing, not a reservation.",
+				"other clusters. The estimate is a snapshot of the member, not a reservation.",
 				name, e.Replicas, id, e.Reason, e.Replicas, cut[name])})
 	}
 	return warnings
