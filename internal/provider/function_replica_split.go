@@ -55,7 +55,11 @@ func (f *replicaSplitFunction) Definition(_ context.Context, _ function.Definiti
 				Description: "An object with the optional attributes `strategy` (`\"kubefed\"` or `\"balanced\"`), `rebalance` (bool, " +
 					"default false: replicas that run where `current` says stay there), `key` (the workload's `namespace/name`, " +
 					"which seeds the tie-break between equal clusters; default `\"\"`), `current` (map of the replicas each cluster runs " +
-					"now) and `capacity` (map of how many each cluster can run). `{}` means all defaults.",
+					"now), `capacity` (map of how many each cluster can run), `overflow` (bool, default true: with `rebalance` and " +
+					"`kubefed`, a cluster cut by its capacity also keeps the cut part, as KubeFed schedules it; false gives what the " +
+					"preference resource plans), `weight_by` (`\"static\"` or `\"available_capacity\"`), `max_clusters` (number), " +
+					"`spread` (object with `by_label`, `min_groups`, `max_groups`) and `cluster_labels` (map from cluster to its " +
+					"labels, which `spread` groups by). `{}` means all defaults.",
 				AllowNullValue: true,
 			},
 		},
@@ -74,7 +78,7 @@ func (f *replicaSplitFunction) Run(ctx context.Context, req function.RunRequest,
 	if resp.Error != nil {
 		return
 	}
-	in, argument, err := replicaSplitInput(total, clusters, preferences, options)
+	in, overflow, argument, err := replicaSplitInput(total, clusters, preferences, options)
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(argument, err.Error())
 		return
@@ -84,7 +88,11 @@ func (f *replicaSplitFunction) Run(ctx context.Context, req function.RunRequest,
 		resp.Error = function.NewArgumentFuncError(replicaSplitArgument(err), err.Error())
 		return
 	}
-	resp.Error = function.ConcatFuncErrors(resp.Result.Set(ctx, result.Replicas))
+	replicas := result.Replicas
+	if !overflow {
+		replicas = result.Plan
+	}
+	resp.Error = function.ConcatFuncErrors(resp.Result.Set(ctx, replicas))
 }
 
 // Positions of replica_split's arguments, for errors that point at them.
@@ -113,48 +121,122 @@ func replicaSplitArgument(err error) int64 {
 	}
 }
 
-func replicaSplitInput(total int64, clusters []string, preferences, options types.Dynamic) (scheduling.Input, int64, error) {
+func replicaSplitInput(total int64, clusters []string, preferences, options types.Dynamic) (scheduling.Input, bool, int64, error) {
 	in := scheduling.Input{TotalReplicas: total, Clusters: clusters}
 
 	rawPreferences, err := plainValue(preferences)
 	if err != nil {
-		return in, argPreferences, fmt.Errorf("preferences: %w", err)
+		return in, true, argPreferences, fmt.Errorf("preferences: %w", err)
 	}
 	in.Preferences, err = schedulingPreferences(rawPreferences)
 	if err != nil {
-		return in, argPreferences, err
+		return in, true, argPreferences, err
 	}
 
 	rawOptions, err := plainValue(options)
 	if err != nil {
-		return in, argOptions, fmt.Errorf("options: %w", err)
+		return in, true, argOptions, fmt.Errorf("options: %w", err)
 	}
-	object, err := plainObject(rawOptions, "options", "strategy", "rebalance", "key", "current", "capacity")
+	overflow, err := splitOptions(rawOptions, &in)
+	return in, overflow, argOptions, err
+}
+
+// splitOptions reads the options argument into in, and whether the result
+// includes KubeFed's overflow.
+func splitOptions(raw any, in *scheduling.Input) (bool, error) {
+	object, err := plainObject(raw, "options", "strategy", "rebalance", "key", "current", "capacity", "overflow",
+		"weight_by", "max_clusters", "spread", "cluster_labels")
 	if err != nil {
-		return in, argOptions, err
+		return true, err
 	}
 	strategy, err := plainString(object["strategy"], "options.strategy")
 	if err != nil {
-		return in, argOptions, err
+		return true, err
 	}
 	in.Strategy = scheduling.Strategy(strategy)
 	if in.Key, err = plainString(object["key"], "options.key"); err != nil {
-		return in, argOptions, err
+		return true, err
 	}
-	if rebalance, ok := object["rebalance"]; ok && rebalance != nil {
-		value, isBool := rebalance.(bool)
-		if !isBool {
-			return in, argOptions, fmt.Errorf("options.rebalance must be a bool, not %s", describePlain(rebalance))
-		}
-		in.Rebalance = value
+	weightBy, err := plainString(object["weight_by"], "options.weight_by")
+	if err != nil {
+		return true, err
+	}
+	in.WeightBy = scheduling.WeightBy(weightBy)
+	if in.Rebalance, err = plainBool(object["rebalance"], "options.rebalance", false); err != nil {
+		return true, err
+	}
+	overflow, err := plainBool(object["overflow"], "options.overflow", true)
+	if err != nil {
+		return true, err
 	}
 	if in.Current, err = countsByCluster(object["current"], "options.current"); err != nil {
-		return in, argOptions, err
+		return true, err
 	}
 	if in.Capacity, err = countsByCluster(object["capacity"], "options.capacity"); err != nil {
-		return in, argOptions, err
+		return true, err
 	}
-	return in, 0, nil
+	if err := choiceOptions(object, in); err != nil {
+		return true, err
+	}
+	return overflow, nil
+}
+
+// choiceOptions reads max_clusters, spread and cluster_labels.
+func choiceOptions(object map[string]any, in *scheduling.Input) error {
+	maxClusters, err := plainInt(object["max_clusters"], "options.max_clusters")
+	if err != nil {
+		return err
+	}
+	if maxClusters != nil {
+		in.MaxClusters = int(*maxClusters)
+	}
+	spread, err := plainObject(object["spread"], "options.spread", "by_label", "min_groups", "max_groups")
+	if err != nil {
+		return err
+	}
+	if in.Spread.ByLabel, err = plainString(spread["by_label"], "options.spread.by_label"); err != nil {
+		return err
+	}
+	for name, into := range map[string]*int{"min_groups": &in.Spread.MinGroups, "max_groups": &in.Spread.MaxGroups} {
+		n, err := plainInt(spread[name], "options.spread."+name)
+		if err != nil {
+			return err
+		}
+		if n != nil {
+			*into = int(*n)
+		}
+	}
+	return clusterLabels(object["cluster_labels"], in)
+}
+
+func clusterLabels(raw any, in *scheduling.Input) error {
+	if raw == nil {
+		return nil
+	}
+	entries, ok := raw.(map[string]any)
+	if !ok {
+		return fmt.Errorf("options.cluster_labels must be a map from cluster name to a map of labels, not %s", describePlain(raw))
+	}
+	in.ClusterLabels = make(map[string]map[string]string, len(entries))
+	for cluster, entry := range entries {
+		labels, err := plainStringMap(entry, fmt.Sprintf("options.cluster_labels[%q]", cluster))
+		if err != nil {
+			return err
+		}
+		in.ClusterLabels[cluster] = labels
+	}
+	return nil
+}
+
+func plainBool(v any, what string, fallback bool) (bool, error) {
+	if v == nil {
+		return fallback, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return fallback, fmt.Errorf("%s must be a bool, not %s", what, describePlain(v))
+	}
+	return b, nil
 }
 
 // schedulingPreferences reads the preferences map shared by the function and

@@ -56,6 +56,27 @@ output "running_replicas_stay" {
 output "capacity_overflow" {
   value = provider::kubefed::replica_split(50, ["A", "B", "C"], {}, { rebalance = true, capacity = { C = 10 } })
 }
+output "capacity_without_overflow" {
+  # What the preference resource plans: never more than a cluster holds.
+  value = provider::kubefed::replica_split(50, ["A", "B", "C"], {}, { rebalance = true, capacity = { C = 10 }, overflow = false })
+}
+output "weights_from_capacity" {
+  value = provider::kubefed::replica_split(12, ["a", "b", "c"], {}, {
+    weight_by = "available_capacity", capacity = { a = 12, b = 6, c = 6 }
+  })
+}
+output "at_most_two_clusters" {
+  # berlin, with the least room, is left out.
+  value = provider::kubefed::replica_split(12, ["sf", "ny", "berlin"], {}, { max_clusters = 2, capacity = { berlin = 2 }, key = "shop/web" })
+}
+output "spread_over_regions" {
+  # Without the spread, the light berlin gets nothing; with it, eu gets one.
+  value = provider::kubefed::replica_split(3, ["sf", "ny", "berlin"], { sf = { weight = 10 }, ny = { weight = 10 }, berlin = { weight = 1 } }, {
+    key            = "shop/web"
+    spread         = { by_label = "region", min_groups = 2 }
+    cluster_labels = { sf = { region = "us" }, ny = { region = "us" }, berlin = { region = "eu" } }
+  })
+}
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("even", counts(map[string]int64{"a": 16, "b": 17, "c": 17})),
@@ -68,6 +89,10 @@ output "capacity_overflow" {
 				statecheck.ExpectKnownOutputValue("running_replicas_stay", counts(map[string]int64{"A": 10, "B": 10, "C": 30})),
 				// The final count is plan plus overflow: C plans 10 and overflows 7.
 				statecheck.ExpectKnownOutputValue("capacity_overflow", counts(map[string]int64{"A": 20, "B": 20, "C": 17})),
+				statecheck.ExpectKnownOutputValue("capacity_without_overflow", counts(map[string]int64{"A": 20, "B": 20, "C": 10})),
+				statecheck.ExpectKnownOutputValue("weights_from_capacity", counts(map[string]int64{"a": 6, "b": 3, "c": 3})),
+				statecheck.ExpectKnownOutputValue("at_most_two_clusters", counts(map[string]int64{"sf": 6, "ny": 6, "berlin": 0})),
+				statecheck.ExpectKnownOutputValue("spread_over_regions", counts(map[string]int64{"sf": 2, "ny": 0, "berlin": 1})),
 			},
 		}},
 	})
@@ -88,6 +113,15 @@ func TestAccFunctionReplicaSplit_badInput(t *testing.T) {
 		{"unknown preference attribute", `provider::kubefed::replica_split(5, ["a"], { a = { wieght = 1 } }, {})`,
 			[]string{`preferences["a"] has no attribute "wieght"`}},
 		{"negative current", `provider::kubefed::replica_split(5, ["a"], {}, { current = { a = -2 } })`, []string{"current", `"a"`}},
+		{"overflow not a bool", `provider::kubefed::replica_split(5, ["a"], {}, { overflow = "no" })`, []string{"options.overflow must be a bool"}},
+		{"unknown weight source", `provider::kubefed::replica_split(5, ["a"], {}, { weight_by = "luck" })`, []string{"weight_by", "luck"}},
+		{"negative max_clusters", `provider::kubefed::replica_split(5, ["a"], {}, { max_clusters = -1 })`, []string{"max_clusters", "negative"}},
+		{"unknown spread attribute", `provider::kubefed::replica_split(5, ["a"], {}, { spread = { by = "region" } })`,
+			[]string{`options.spread has no attribute "by"`}},
+		{"labels not a map of strings", `provider::kubefed::replica_split(5, ["a"], {}, { cluster_labels = { a = ["x"] } })`,
+			[]string{`options.cluster_labels["a"] must be a map of strings`}},
+		{"spread by a label no cluster has", `provider::kubefed::replica_split(5, ["a"], {}, { spread = { by_label = "region" } })`,
+			[]string{`no candidate cluster has the label "region"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{

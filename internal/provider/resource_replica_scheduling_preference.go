@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -59,6 +61,15 @@ type replicaSchedulingPreferenceModel struct {
 	Replicas         types.Map    `tfsdk:"replicas"`
 	UnplacedReplicas types.Int64  `tfsdk:"unplaced_replicas"`
 	ExcludedClusters types.Map    `tfsdk:"excluded_clusters"`
+
+	Capacity           types.String         `tfsdk:"capacity"`
+	ReplicaRequests    types.Map            `tfsdk:"replica_requests"`
+	Template           templateValue        `tfsdk:"template"`
+	UnschedulableAfter timetypes.GoDuration `tfsdk:"unschedulable_after"`
+	WeightBy           types.String         `tfsdk:"weight_by"`
+	MaxClusters        types.Int64          `tfsdk:"max_clusters"`
+	Spread             types.Object         `tfsdk:"spread"`
+	EstimatedCapacity  types.Map            `tfsdk:"estimated_capacity"`
 }
 
 type clusterPreferenceModel struct {
@@ -90,7 +101,31 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 			"With `rebalance = false` (KubeFed's default) the replicas that already run stay where they are: the current counts are read " +
 			"from the member objects when planning. So after a failover, the replicas stay on the clusters that took them over, even when " +
 			"the failed cluster comes back; set `rebalance = true` to spread them again.\n\n" +
-			"What KubeFed's type has no field for (`strategy`, `replicas_path`, `cluster_selector`) is kept in annotations that KubeFed ignores.\n\n" +
+			"**Capacity.** With `capacity = \"auto\"` no cluster is planned more replicas than it can hold. Each candidate's Nodes and " +
+			"Pods are read (in parallel, through the registration's credentials) and the room is estimated as Karmada's general " +
+			"estimator does: on every Ready, uncordoned node whose taints the replica tolerates and whose labels its node selector and " +
+			"required node affinity accept, allocatable minus the requests of the pods bound there, divided by one replica's requests " +
+			"(cpu, memory, ephemeral storage and the pod count, whichever runs out first), summed, plus the replicas the workload runs " +
+			"there already. Pods of the workload Pending as Unschedulable for longer than `unschedulable_after` cap the cluster at what " +
+			"it placed, as KubeFed does. What does not fit goes to the other clusters in weight order; what fits nowhere is " +
+			"`unplaced_replicas`, with a warning. The figures are shown in `estimated_capacity`, and a plan warning names each cluster " +
+			"whose share was cut and why.\n\n" +
+			"A replica's requests come from `replica_requests`, or from `template`: the same document the `kubefed_federated_object` " +
+			"takes, passed from the same local. The preference cannot refer to the object itself, whose `cluster_replicas` refers to " +
+			"the preference; and reading the object's template from the host would give the one of the last apply, not the one " +
+			"being planned.\n\n" +
+			"Refresh records the estimate in the resource's private state, and both plans of a run (the one shown and the one Terraform " +
+			"makes again at apply) split by that record, so the apply does what the plan showed even when the members change in " +
+			"between. A new preference, changed requests or `template`, a plan without refresh and a cluster the record lacks are read " +
+			"when planning instead; should the members change before that apply, Terraform stops it as inconsistent, and a new plan " +
+			"goes through. The estimate is a snapshot, not a reservation, and does not see pod affinity, topology spread, host ports, " +
+			"volumes, quotas or autoscaling; KubeFed's feedback catches what it misses. A member that refuses to list its Nodes or " +
+			"Pods is left unbounded, with a warning.\n\n" +
+			"**Choosing clusters.** `weight_by = \"available_capacity\"` divides by the estimated capacities instead of the weights; " +
+			"`max_clusters` and `spread` choose the clusters that take part, and `excluded_clusters` says why the others do not. " +
+			"The guide on failover and rebalancing tells more.\n\n" +
+			"What KubeFed's type has no field for (`strategy`, `replicas_path`, `cluster_selector`) is kept in annotations that KubeFed " +
+			"ignores. The capacity and choice attributes are kept in the state only: an imported preference starts with their defaults.\n\n" +
 			"A cluster that someone else registers between plan and apply is left out of that apply's split, with a warning, and " +
 			"considered by the next plan: the apply keeps the split the plan showed. (A preference created by that apply has no " +
 			"earlier read to go by: Terraform stops the apply as inconsistent, and a new plan takes the cluster in.)",
@@ -173,18 +208,20 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				Description: "Replicas per candidate cluster, zeros included, as computed at plan time.",
 			},
 			"unplaced_replicas": schema.Int64Attribute{
-				Computed:    true,
-				Description: "Replicas no cluster could take, because every cluster is at its maximum or the weights are zero.",
+				Computed: true,
+				Description: "Replicas no cluster could take, because every cluster is at its maximum or its estimated capacity, " +
+					"or the weights are zero.",
 			},
 			"excluded_clusters": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,
-				Description: "Candidates left out because they were not ready when planning, with the reason.",
+				Description: "Candidates left out, with the reason: not ready when planning, or not chosen by `max_clusters` or `spread`.",
 			},
 			"cluster_selector": clusterSelectorAttribute("The candidates are the registered clusters that match. " +
 				"Absent means every registered cluster."),
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, capacityAttributes())
 }
 
 func (r *replicaSchedulingPreferenceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -192,7 +229,8 @@ func (r *replicaSchedulingPreferenceResource) Configure(_ context.Context, req r
 }
 
 // ValidateConfig runs the planner's own checks of the preferences with no
-// cluster, so terraform validate reports a bad number at its attribute.
+// cluster, and checks what the capacity estimate reads (requests, template,
+// threshold), so terraform validate reports a bad value at its attribute.
 func (r *replicaSchedulingPreferenceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config replicaSchedulingPreferenceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
@@ -202,8 +240,10 @@ func (r *replicaSchedulingPreferenceResource) ValidateConfig(ctx context.Context
 	if config.Strategy.IsNull() {
 		config.Strategy = types.StringValue(string(scheduling.KubeFed))
 	}
+	validateCapacity(ctx, &config, &resp.Diagnostics)
 	in, known, diags := config.plannerInput(ctx)
 	if diags.HasError() || !known {
+		resp.Diagnostics.Append(diags...)
 		return
 	}
 	if _, err := scheduling.Plan(in); err != nil {
@@ -232,10 +272,11 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 
 	in, known, diags := plan.plannerInput(ctx)
 	resp.Diagnostics.Append(diags...)
+	capInputs, capKnown := plan.plannedCapacityInputs(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !known {
+	if !known || !capKnown {
 		plan.setUnknownSplit()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
@@ -246,7 +287,12 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		return
 	}
 
-	split, warnings, err := r.split(ctx, &plan, in, seenAtRead(ctx, req.Private))
+	split, warnings, err := r.split(ctx, &plan, in, capInputs, readNotes(ctx, req.Private))
+	var inputErr *scheduling.InputError
+	if errors.As(err, &inputErr) {
+		addPlannerError(&resp.Diagnostics, err)
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddWarning("Replica split not known until apply",
 			fmt.Sprintf("ReplicaSchedulingPreference %s: %v. The split is planned as unknown and computed when the host can be read.",
@@ -260,12 +306,13 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 	}
 	if split.unplaced > 0 {
 		resp.Diagnostics.AddAttributeWarning(path.Root("total_replicas"), "Some replicas cannot be placed",
-			fmt.Sprintf("%d of %d replicas of %s have no cluster: every candidate is at its max_replicas, or the weights left are 0.",
-				split.unplaced, in.TotalReplicas, plan.ID.ValueString()))
+			fmt.Sprintf("%d of %d replicas of %s have no cluster: every candidate is at its max_replicas or its estimated "+
+				"capacity, or the weights left are 0.", split.unplaced, in.TotalReplicas, plan.ID.ValueString()))
 	}
 	plan.Replicas = int64MapValue(ctx, split.replicas, &resp.Diagnostics)
 	plan.UnplacedReplicas = types.Int64Value(split.unplaced)
 	plan.ExcludedClusters = stringMap(split.excluded)
+	plan.EstimatedCapacity = r.plannedFigures(ctx, req.State, &plan, split, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -280,12 +327,14 @@ func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req re
 	}
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetCapacity(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetCapacity(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 }
 
@@ -331,10 +380,12 @@ func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req reso
 		stored.ClusterSelector = r.targetSelector(ctx, reg, stored, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(state.fromStored(ctx, stored)...)
+	state.defaultCapacityOptions()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if snapshot, err := r.data.snapshot(ctx); err == nil {
 		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
 	}
+	resp.Diagnostics.Append(r.noteCapacityAtRead(ctx, &state, resp.Private)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -29,11 +29,24 @@ type splitResult struct {
 	replicas map[string]int64
 	unplaced int64
 	excluded map[string]string
+	// estimated is the capacity the split was bounded by, per cluster.
+	estimated map[string]int64
 }
 
 type planWarning struct {
 	path            path.Path
 	summary, detail string
+}
+
+// priorRead is what the resource's last refresh noted for both plans of the
+// run: the clusters registered then, and the capacity it estimated.
+type priorRead struct {
+	seen     map[string]bool
+	capacity *capacityNote
+}
+
+func readNotes(ctx context.Context, private privateData) priorRead {
+	return priorRead{seen: seenAtRead(ctx, private), capacity: capacityAtRead(ctx, private)}
 }
 
 // plannerInput reads the planner's input from the plan. known is false when
@@ -47,10 +60,14 @@ func (m *replicaSchedulingPreferenceModel) plannerInput(ctx context.Context) (sc
 		Key:           m.Namespace.ValueString() + "/" + m.Name.ValueString(),
 	}
 	for _, v := range []interface{ IsUnknown() bool }{m.Namespace, m.Name, m.TotalReplicas, m.Rebalance, m.Strategy,
-		m.Clusters, m.TargetKind, m.ReplicasPath} {
+		m.Clusters, m.TargetKind, m.ReplicasPath, m.Capacity} {
 		if v.IsUnknown() {
 			return in, false, diags
 		}
+	}
+	if known, d := m.choiceInput(ctx, &in); !known || d.HasError() {
+		diags.Append(d...)
+		return in, false, diags
 	}
 	preferences := map[string]clusterPreferenceModel{}
 	diags.Append(m.Clusters.ElementsAs(ctx, &preferences, false)...)
@@ -76,71 +93,66 @@ func (m *replicaSchedulingPreferenceModel) setUnknownSplit() {
 	m.Replicas = types.MapUnknown(types.Int64Type)
 	m.UnplacedReplicas = types.Int64Unknown()
 	m.ExcludedClusters = types.MapUnknown(types.StringType)
+	m.EstimatedCapacity = types.MapUnknown(types.Int64Type)
 }
 
 // addPlannerError points the planner's complaint at the attribute it is about.
 func addPlannerError(diags *diag.Diagnostics, err error) {
+	diags.AddAttributeError(plannerErrorPath(err), "Invalid replica scheduling preference", err.Error())
+}
+
+// plannerErrorPath is the attribute a planner error is about.
+func plannerErrorPath(err error) path.Path {
 	var inputErr *scheduling.InputError
-	at := path.Root("clusters")
-	if errors.As(err, &inputErr) {
-		switch inputErr.Field {
-		case scheduling.FieldTotalReplicas:
-			at = path.Root("total_replicas")
-		case scheduling.FieldStrategy:
-			at = path.Root("strategy")
-		case scheduling.FieldPreferences:
-			if inputErr.Key != "" {
-				at = path.Root("clusters").AtMapKey(inputErr.Key)
-			}
+	if !errors.As(err, &inputErr) {
+		return path.Root("clusters")
+	}
+	switch inputErr.Field {
+	case scheduling.FieldTotalReplicas:
+		return path.Root("total_replicas")
+	case scheduling.FieldStrategy:
+		return path.Root("strategy")
+	case scheduling.FieldWeightBy:
+		return path.Root("weight_by")
+	case scheduling.FieldMaxClusters:
+		return path.Root("max_clusters")
+	case scheduling.FieldCapacity:
+		return path.Root("capacity")
+	case scheduling.FieldSpread:
+		if inputErr.Key != "" {
+			return path.Root("spread").AtName(inputErr.Key)
+		}
+		return path.Root("spread")
+	case scheduling.FieldPreferences:
+		if inputErr.Key != "" {
+			return path.Root("clusters").AtMapKey(inputErr.Key)
 		}
 	}
-	diags.AddAttributeError(at, "Invalid replica scheduling preference", err.Error())
+	return path.Root("clusters")
 }
 
 // split computes the plan-time split: candidates from the registry snapshot
-// and the selector, their health probed in parallel, their current counts
-// read from the members when running replicas must stay, then the planner.
+// and the selector, their health as recorded, their current counts read from
+// the members when running replicas must stay, their capacity when
+// capInputs is set (as recorded at refresh, or read now), then the planner.
+// A planner error is an *scheduling.InputError; any other error means the
+// split cannot be known before apply.
 func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *replicaSchedulingPreferenceModel,
-	in scheduling.Input, seen map[string]bool) (splitResult, []planWarning, error) {
-	result := splitResult{replicas: map[string]int64{}, excluded: map[string]string{}}
-	var warnings []planWarning
+	in scheduling.Input, capInputs *capacityInputs, prior priorRead) (splitResult, []planWarning, error) {
+	result := splitResult{replicas: map[string]int64{}, excluded: map[string]string{}, estimated: map[string]int64{}}
 	if !r.data.hostKnown() {
 		return result, nil, errors.New("the host cluster is not known yet")
 	}
-	snapshot, err := r.data.snapshot(ctx)
-	if err != nil {
-		return result, nil, fmt.Errorf("cannot read the registered clusters: %w", err)
-	}
-	selector, err := selectorOf(ctx, m.ClusterSelector)
+	candidates, registered, warnings, err := r.candidates(ctx, m, prior.seen)
 	if err != nil {
 		return result, nil, err
 	}
-
-	var candidates []runstate.Cluster
-	registered := map[string]bool{}
-	for _, c := range snapshot.Clusters() {
-		if registeredLater(seen, c) {
-			warnings = append(warnings, planWarning{path.Root("replicas"), fmt.Sprintf("Cluster %q was registered after the preference was last read", c.Name),
-				fmt.Sprintf("Cluster %q was registered after %s was last read (refreshed): the split leaves it out, so that the "+
-					"apply keeps the split the plan showed. The next plan that refreshes the preference considers it.", c.Name, m.ID.ValueString())})
-			continue
-		}
-		registered[c.Name] = true
-		if !c.LabelsKnown && selector != nil {
-			return result, nil, fmt.Errorf("the labels of cluster %q are only known at apply", c.Name)
-		}
-		if selector == nil {
-			candidates = append(candidates, c)
-		} else if selected, _ := federation.SelectorMatches(selector, c.Labels); selected {
-			// An invalid selector failed validation before this point.
-			candidates = append(candidates, c)
-		}
-	}
-	for _, key := range slices.Sorted(maps.Keys(in.Preferences)) {
-		if key != scheduling.Wildcard && !registered[key] {
-			warnings = append(warnings, planWarning{path.Root("clusters").AtMapKey(key), "Preference for an unregistered cluster",
-				fmt.Sprintf("clusters[%q] names no registered cluster, so it has no effect. Registered clusters: %s.",
-					key, strings.Join(slices.Sorted(maps.Keys(registered)), ", "))})
+	warnings = append(warnings, unregisteredPreferences(in.Preferences, registered)...)
+	if in.Spread.ByLabel != "" {
+		for _, c := range candidates {
+			if !c.LabelsKnown {
+				return result, nil, fmt.Errorf("the labels of cluster %q, which the spread groups by, are only known at apply", c.Name)
+			}
 		}
 	}
 
@@ -152,21 +164,99 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 				name, reason, m.ID.ValueString())})
 	}
 	in.Clusters = make([]string, 0, len(ready))
+	in.ClusterLabels = make(map[string]map[string]string, len(ready))
 	for _, c := range ready {
 		in.Clusters = append(in.Clusters, c.Name)
+		in.ClusterLabels[c.Name] = c.Labels
 	}
 	if !in.Rebalance {
 		in.Current, warnings = r.currentReplicas(ctx, m, ready, warnings)
+	}
+	var estimates map[string]clusterEstimate
+	if capInputs != nil {
+		estimates = r.estimates(ctx, m, *capInputs, ready, prior.capacity)
+		var unbounded []planWarning
+		in.Capacity, unbounded = capacityBounds(m.ID.ValueString(), estimates)
+		warnings = append(warnings, unbounded...)
+		result.estimated = in.Capacity
 	}
 	planned, err := scheduling.Plan(in)
 	if err != nil {
 		return result, nil, err
 	}
-	for name, n := range planned.Replicas {
-		result.replicas[name] = n
-	}
+	// Plan, not Replicas: a cluster is never planned more than it can hold,
+	// even where KubeFed would keep the overflow there.
+	maps.Copy(result.replicas, planned.Plan)
+	maps.Copy(result.excluded, planned.Excluded)
 	result.unplaced = planned.Unplaced
+	warnings = append(warnings, choiceWarnings(in, planned)...)
+	warnings = append(warnings, capacityWarnings(m.ID.ValueString(), cutByCapacity(in, planned), estimates)...)
 	return result, warnings, nil
+}
+
+// candidates are the registered clusters the selector picks, leaving out
+// those registered by someone else after the last refresh; registered names
+// every cluster considered.
+func (r *replicaSchedulingPreferenceResource) candidates(ctx context.Context, m *replicaSchedulingPreferenceModel,
+	seen map[string]bool) ([]runstate.Cluster, map[string]bool, []planWarning, error) {
+	snapshot, err := r.data.snapshot(ctx)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot read the registered clusters: %w", err)
+	}
+	selector, err := selectorOf(ctx, m.ClusterSelector)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var candidates []runstate.Cluster
+	var warnings []planWarning
+	registered := map[string]bool{}
+	for _, c := range snapshot.Clusters() {
+		if registeredLater(seen, c) {
+			warnings = append(warnings, planWarning{path.Root("replicas"), fmt.Sprintf("Cluster %q was registered after the preference was last read", c.Name),
+				fmt.Sprintf("Cluster %q was registered after %s was last read (refreshed): the split leaves it out, so that the "+
+					"apply keeps the split the plan showed. The next plan that refreshes the preference considers it.", c.Name, m.ID.ValueString())})
+			continue
+		}
+		registered[c.Name] = true
+		if !c.LabelsKnown && selector != nil {
+			return nil, nil, nil, fmt.Errorf("the labels of cluster %q are only known at apply", c.Name)
+		}
+		if selector == nil {
+			candidates = append(candidates, c)
+		} else if selected, _ := federation.SelectorMatches(selector, c.Labels); selected {
+			// An invalid selector failed validation before this point.
+			candidates = append(candidates, c)
+		}
+	}
+	return candidates, registered, warnings, nil
+}
+
+// unregisteredPreferences warns of preferences for clusters that are not
+// registered.
+func unregisteredPreferences(preferences map[string]scheduling.Preference, registered map[string]bool) []planWarning {
+	var warnings []planWarning
+	for _, key := range slices.Sorted(maps.Keys(preferences)) {
+		if key != scheduling.Wildcard && !registered[key] {
+			warnings = append(warnings, planWarning{path.Root("clusters").AtMapKey(key), "Preference for an unregistered cluster",
+				fmt.Sprintf("clusters[%q] names no registered cluster, so it has no effect. Registered clusters: %s.",
+					key, strings.Join(slices.Sorted(maps.Keys(registered)), ", "))})
+		}
+	}
+	return warnings
+}
+
+// choiceWarnings are the planner's own warnings about what the spread or
+// max_clusters could not honour.
+func choiceWarnings(in scheduling.Input, planned scheduling.Result) []planWarning {
+	at := path.Root("max_clusters")
+	if in.Spread.ByLabel != "" {
+		at = path.Root("spread")
+	}
+	warnings := make([]planWarning, 0, len(planned.Warnings))
+	for _, w := range planned.Warnings {
+		warnings = append(warnings, planWarning{at, "The split cannot honour the spread", w})
+	}
+	return warnings
 }
 
 // probe sorts the candidates by the health the registry records for them:

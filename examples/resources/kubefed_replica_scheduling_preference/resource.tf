@@ -30,3 +30,47 @@ resource "kubefed_federated_object" "web" {
   })
   cluster_replicas = kubefed_replica_scheduling_preference.web.replicas
 }
+
+# 12 replicas of shop/api where they fit: each member's nodes and pods are read
+# when refreshing, no cluster is planned more than it can hold, and the plan shows
+# the figures in estimated_capacity. The requests come from the same template
+# the federated object takes; the replicas span at least two regions.
+locals {
+  api = yamlencode({
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata   = { name = "api", namespace = "shop" }
+    spec = {
+      selector = { matchLabels = { app = "api" } }
+      template = {
+        metadata = { labels = { app = "api" } }
+        spec = {
+          containers = [{
+            name      = "api"
+            image     = "nginx:1.27"
+            resources = { requests = { cpu = "500m", memory = "256Mi" } }
+          }]
+        }
+      }
+    }
+  })
+}
+
+resource "kubefed_replica_scheduling_preference" "api" {
+  namespace      = "shop"
+  name           = "api"
+  total_replicas = 12
+  rebalance      = true
+
+  capacity            = "auto"
+  template            = local.api
+  unschedulable_after = "2m"
+  weight_by           = "available_capacity"
+  spread              = { by_label = "region", min_groups = 2 }
+}
+
+resource "kubefed_federated_object" "api" {
+  type             = "deployments.apps"
+  template         = local.api
+  cluster_replicas = kubefed_replica_scheduling_preference.api.replicas
+}
