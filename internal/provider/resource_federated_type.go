@@ -99,13 +99,13 @@ func (r *federatedTypeResource) Schema(_ context.Context, _ resource.SchemaReque
 				Validators:  enabledDisabled,
 			},
 			"status_collection": schema.StringAttribute{
-				Optional:    true,
-				Computed:    true,
-				Default:     stringdefault.StaticString(registry.Disabled),
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(registry.Disabled),
 				Description: "`Enabled` or `Disabled` (the default): with `Enabled`, each apply of an object of this type records every " +
 					"cluster's own status of it in the host's `Federated<Kind>` (`status.clusters[].remoteStatus`, as KubeFed does), so " +
 					"`kubectl get federated<kind> -o yaml` on the host shows it as of that apply.",
-				Validators:  enabledDisabled,
+				Validators: enabledDisabled,
 			},
 			"name": schema.StringAttribute{
 				Computed:    true,
