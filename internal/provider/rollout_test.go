@@ -293,3 +293,69 @@ func replicaSetCreated(t *testing.T, member, ns, image string) (time.Time, error
 	}
 	return time.Time{}, fmt.Errorf("%s: no ReplicaSet of %s", member, image)
 }
+
+// A member loses its node: its pods go Pending. The refresh shows it in
+// cluster_health, and the plan stays empty.
+func TestAccRollout_healthChangesShowWithAnEmptyPlan(t *testing.T) {
+	l := acctest.Lab(t)
+	prefix, ns := "ro-health", uniqueName("ro-health")
+	cleanupObjectTest(t, prefix, ns)
+	ws := acctest.NewWorkspace(t)
+	config := rolloutConfig(t, prefix, ns, "nginx:1.27", "")
+	ws.Write(config)
+	t.Cleanup(func() { ws.Run("destroy", "-auto-approve", "-input=false", "-no-color") })
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+
+	ctx := context.Background()
+	nodes, err := l.Nodes(ctx, "berlin")
+	if err != nil || len(nodes) == 0 {
+		t.Fatalf("berlin's nodes: %v %v", nodes, err)
+	}
+	for _, n := range nodes {
+		if err := l.RemoveNode(ctx, "berlin", n.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, n := range nodes {
+			if _, err := l.AddNode(context.Background(), "berlin", n.Node); err != nil {
+				t.Errorf("giving berlin back its node %s: %v", n.Name, err)
+			}
+		}
+	})
+	ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	ws.MustRun(0, "apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	var state struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string `json:"address"`
+					Values  struct {
+						ClusterHealth map[string]struct {
+							Ready         bool   `json:"ready"`
+							ReadyReplicas int64  `json:"ready_replicas"`
+							Message       string `json:"message"`
+						} `json:"cluster_health"`
+					} `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(ws.MustRun(0, "show", "-json", "-no-color")), &state); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range state.Values.RootModule.Resources {
+		if r.Address != "kubefed_federated_object.web" {
+			continue
+		}
+		berlin := r.Values.ClusterHealth[prefix+"-berlin"]
+		if berlin.Ready || berlin.ReadyReplicas != 0 {
+			t.Errorf("berlin without nodes: %+v, want not ready, no ready replica", berlin)
+		}
+		if sf := r.Values.ClusterHealth[prefix+"-sf"]; !sf.Ready {
+			t.Errorf("san-francisco: %+v, want ready", sf)
+		}
+		return
+	}
+	t.Fatal("no kubefed_federated_object.web in the state")
+}
