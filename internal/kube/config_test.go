@@ -213,3 +213,33 @@ func TestRESTConfig_homeExpansion(t *testing.T) {
 		}
 	}
 }
+
+func TestRESTConfig_pathsInAKubeconfigAreRelativeToIt(t *testing.T) {
+	path := writeFile(t, "kubeconfig", `apiVersion: v1
+kind: Config
+current-context: c
+clusters:
+- name: c
+  cluster: {server: "https://c.example", certificate-authority: certs/ca.crt}
+users:
+- name: u
+  user: {token: t}
+contexts:
+- name: c
+  context: {cluster: c, user: u}
+`)
+	want := filepath.Join(filepath.Dir(path), "certs", "ca.crt")
+	if err := os.MkdirAll(filepath.Dir(want), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(want, []byte("PEM"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Config{ConfigPath: path}.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CAFile != want {
+		t.Errorf("CA file %q, want %q", cfg.CAFile, want)
+	}
+}
