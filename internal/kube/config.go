@@ -51,6 +51,12 @@ type Config struct {
 	Timeout time.Duration
 	// UserAgent names the provider and its version in the API server's logs.
 	UserAgent string
+
+	// AllowInCluster lets RESTConfig use the pod's service account when
+	// nothing else is set, as the provider does for its host. Other
+	// connections (a member to join) leave it off: for them an empty
+	// configuration is a mistake, never the pod's own cluster.
+	AllowInCluster bool
 }
 
 // ExecConfig runs a credential plugin, as a kubeconfig's exec section does.
@@ -76,8 +82,9 @@ func (c Config) IsEmpty() bool {
 }
 
 // RESTConfig resolves c into a client-go REST config: from the kubeconfig
-// files and inline values when c names either, else from the pod's service
-// account when the provider runs in a pod and c sets nothing at all.
+// files and inline values when c names either, else, with AllowInCluster,
+// from the pod's service account when the provider runs in a pod and c sets
+// nothing at all.
 func (c Config) RESTConfig() (*rest.Config, error) {
 	var (
 		restConfig *rest.Config
@@ -86,7 +93,7 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 	switch {
 	case !c.IsEmpty():
 		restConfig, err = c.fromKubeconfigAndInline()
-	case c.setsConnection() || !inClusterPossible():
+	case !c.AllowInCluster || c.setsConnection() || !inClusterPossible():
 		err = ErrNoConfiguration
 	default:
 		restConfig, err = inClusterConfig()

@@ -161,7 +161,7 @@ func TestRESTConfig_nothingSetIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", home)
-	_, err := Config{}.RESTConfig()
+	_, err := Config{AllowInCluster: true}.RESTConfig()
 	if !errors.Is(err, ErrNoConfiguration) {
 		t.Fatalf("want ErrNoConfiguration, got %v", err)
 	}

@@ -48,7 +48,7 @@ func setServiceAccountDir(t *testing.T, dir string) {
 
 func TestRESTConfig_inClusterWhenNothingIsSet(t *testing.T) {
 	dir := simulatePod(t, "10.0.0.1", "443", "pod-token", []byte("CA PEM"))
-	cfg, err := Config{QPS: 50, UserAgent: "ua/1"}.RESTConfig()
+	cfg, err := Config{AllowInCluster: true, QPS: 50, UserAgent: "ua/1"}.RESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,30 +63,32 @@ func TestRESTConfig_inClusterWhenNothingIsSet(t *testing.T) {
 
 func TestRESTConfig_inClusterDecisions(t *testing.T) {
 	kubeconfig := writeFile(t, "a", kubeconfigA)
+	inPod := Config{AllowInCluster: true}
 	for _, tc := range []struct {
 		name     string
 		pod      func(t *testing.T)
 		config   Config
 		wantHost string // empty: ErrNoConfiguration
 	}{
-		{"IPv6 service address", func(t *testing.T) { simulatePod(t, "fd00::1", "443", "tok", nil) }, Config{}, "https://[fd00::1]:443"},
+		{"IPv6 service address", func(t *testing.T) { simulatePod(t, "fd00::1", "443", "tok", nil) }, inPod, "https://[fd00::1]:443"},
+		{"a connection that does not allow it", func(t *testing.T) { simulatePod(t, "10.0.0.1", "443", "tok", nil) }, Config{}, ""},
 		{"a kubeconfig wins over the pod", func(t *testing.T) { simulatePod(t, "10.0.0.1", "443", "tok", nil) },
-			Config{ConfigPath: kubeconfig}, "https://east.example:6443"},
+			Config{AllowInCluster: true, ConfigPath: kubeconfig}, "https://east.example:6443"},
 		{"a host wins over the pod", func(t *testing.T) { simulatePod(t, "10.0.0.1", "443", "tok", nil) },
-			Config{Host: "https://elsewhere.example"}, "https://elsewhere.example"},
+			Config{AllowInCluster: true, Host: "https://elsewhere.example"}, "https://elsewhere.example"},
 		{"a token alone does not reach the pod's cluster", func(t *testing.T) { simulatePod(t, "10.0.0.1", "443", "tok", nil) },
-			Config{Token: "other"}, ""},
+			Config{AllowInCluster: true, Token: "other"}, ""},
 		{"a context alone does not either", func(t *testing.T) { simulatePod(t, "10.0.0.1", "443", "tok", nil) },
-			Config{ConfigContext: "east"}, ""},
+			Config{AllowInCluster: true, ConfigContext: "east"}, ""},
 		{"service variables without a mounted token", func(t *testing.T) {
 			notInAPod(t)
 			t.Setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")
 			t.Setenv("KUBERNETES_SERVICE_PORT", "443")
-		}, Config{}, ""},
+		}, inPod, ""},
 		{"a token file without the service variables", func(t *testing.T) {
 			simulatePod(t, "10.0.0.1", "443", "tok", nil)
 			t.Setenv("KUBERNETES_SERVICE_PORT", "")
-		}, Config{}, ""},
+		}, inPod, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.pod(t)
@@ -106,7 +108,7 @@ func TestRESTConfig_inClusterDecisions(t *testing.T) {
 
 func TestRESTConfig_inClusterWithoutCAFileUsesTheSystemRoots(t *testing.T) {
 	simulatePod(t, "10.0.0.1", "443", "tok", nil)
-	cfg, err := Config{}.RESTConfig()
+	cfg, err := Config{AllowInCluster: true}.RESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func TestRESTConfig_inClusterConnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	simulatePod(t, host, port, "pod-token", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw}))
-	cfg, err := Config{}.RESTConfig()
+	cfg, err := Config{AllowInCluster: true}.RESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}

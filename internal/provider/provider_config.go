@@ -237,6 +237,7 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 			ClientKey:             envString(m.ClientKey, "KUBE_CLIENT_KEY_DATA"),
 			TLSServerName:         envString(m.TLSServerName, "KUBE_TLS_SERVER_NAME"),
 			ProxyURL:              envString(m.ProxyURL, "KUBE_PROXY_URL"),
+			AllowInCluster:        true,
 			QPS:                   float32(int64Or(m.QPS, DefaultQPS)),
 			Burst:                 int(int64Or(m.Burst, DefaultBurst)),
 		},

@@ -35,7 +35,7 @@ func TestSettings_defaults(t *testing.T) {
 	}
 	if s.FederationNamespace != "kube-federation-system" || s.FieldManager != "terraform-provider-kubefed" ||
 		s.MaxParallelClusters != 16 || s.RequestTimeout != 30*time.Second ||
-		s.Connection.QPS != 50 || s.Connection.Burst != 100 || s.Connection.Timeout != 30*time.Second {
+		s.Connection.QPS != 50 || s.Connection.Burst != 100 || s.Connection.Timeout != 30*time.Second || !s.Connection.AllowInCluster {
 		t.Fatalf("defaults not applied: %+v", s)
 	}
 }
