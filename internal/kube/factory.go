@@ -13,7 +13,8 @@ import (
 )
 
 // Clients are the clients of one cluster. They share one HTTP transport, so
-// connections are kept alive and TLS is negotiated once, and discovery is
+// connections are kept alive and TLS is negotiated once, and that transport
+// logs every request (WithCluster names the cluster in the log). Discovery is
 // cached for the life of the Clients: build them once per cluster per
 // provider instance and share them.
 type Clients struct {
@@ -43,6 +44,7 @@ type realFactory struct{}
 func (realFactory) NewClients(cfg *rest.Config) (*Clients, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.WarningHandlerWithContext = contextWarnings{}
+	cfg.Wrap(logRequests)
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the HTTP client for %s: %w", cfg.Host, err)

@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -80,18 +81,20 @@ func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureR
 		data.hostUnknownReason = "the provider's connection settings are not known until apply " +
 			"(the host cluster is probably created in the same run)"
 		tflog.Info(ctx, "host connection settings unknown at plan time")
-	} else if settings.Connection.IsEmpty() {
+	} else if restConfig, err := settings.Connection.RESTConfig(); errors.Is(err, kube.ErrNoConfiguration) {
 		// Not an error here: provider functions need no cluster, and a
 		// module that only calls them must plan without one. Whatever needs
 		// the host reports this instead.
 		data.configErr = errNoHost
+	} else if err != nil {
+		resp.Diagnostics.AddError("Cannot configure the connection to the host cluster", err.Error())
+		return
 	} else {
-		restConfig, err := settings.Connection.RESTConfig()
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot configure the connection to the host cluster", err.Error())
-			return
-		}
 		data.hostConfig = restConfig
+		if settings.Connection.IsEmpty() {
+			tflog.Info(ctx, "no connection settings: reaching the host cluster with the pod's service account",
+				map[string]any{"server": restConfig.Host})
+		}
 		if settings.Connection.Insecure {
 			resp.Diagnostics.AddAttributeWarning(path.Root("insecure"), "TLS verification of the host cluster is off",
 				"insecure = true accepts any certificate, so anyone on the path can read and change what "+

@@ -3,6 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
@@ -21,17 +24,20 @@ import (
 // providerModel is the provider block. Connection attribute names and their
 // environment variables are those of the hashicorp/kubernetes provider.
 type providerModel struct {
-	ConfigPath           types.String `tfsdk:"config_path"`
-	ConfigContext        types.String `tfsdk:"config_context"`
-	Host                 types.String `tfsdk:"host"`
-	Token                types.String `tfsdk:"token"`
-	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
-	ClientCertificate    types.String `tfsdk:"client_certificate"`
-	ClientKey            types.String `tfsdk:"client_key"`
-	Insecure             types.Bool   `tfsdk:"insecure"`
-	TLSServerName        types.String `tfsdk:"tls_server_name"`
-	ProxyURL             types.String `tfsdk:"proxy_url"`
-	Exec                 *execModel   `tfsdk:"exec"`
+	ConfigPath            types.String `tfsdk:"config_path"`
+	ConfigPaths           types.List   `tfsdk:"config_paths"`
+	ConfigContext         types.String `tfsdk:"config_context"`
+	ConfigContextAuthInfo types.String `tfsdk:"config_context_auth_info"`
+	ConfigContextCluster  types.String `tfsdk:"config_context_cluster"`
+	Host                  types.String `tfsdk:"host"`
+	Token                 types.String `tfsdk:"token"`
+	ClusterCACertificate  types.String `tfsdk:"cluster_ca_certificate"`
+	ClientCertificate     types.String `tfsdk:"client_certificate"`
+	ClientKey             types.String `tfsdk:"client_key"`
+	Insecure              types.Bool   `tfsdk:"insecure"`
+	TLSServerName         types.String `tfsdk:"tls_server_name"`
+	ProxyURL              types.String `tfsdk:"proxy_url"`
+	Exec                  *execModel   `tfsdk:"exec"`
 
 	FederationNamespace types.String         `tfsdk:"federation_namespace"`
 	FieldManager        types.String         `tfsdk:"field_manager"`
@@ -76,10 +82,25 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"config_path": schema.StringAttribute{
 				Optional:    true,
 				Description: "Path to a kubeconfig file for the host cluster. Can be set with KUBE_CONFIG_PATH.",
+				Validators:  []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("config_paths"))},
+			},
+			"config_paths": schema.ListAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Paths to kubeconfig files, merged as kubectl merges those of KUBECONFIG: the first file to define a name wins. " +
+					"Can be set with KUBE_CONFIG_PATHS, a list separated like KUBECONFIG (`:` on Unix).",
 			},
 			"config_context": schema.StringAttribute{
 				Optional:    true,
 				Description: "Context of the kubeconfig to use; its current context when unset. Can be set with KUBE_CTX.",
+			},
+			"config_context_auth_info": schema.StringAttribute{
+				Optional:    true,
+				Description: "User of the kubeconfig to use instead of the context's (kubectl's `--user`). Can be set with KUBE_CTX_AUTH_INFO.",
+			},
+			"config_context_cluster": schema.StringAttribute{
+				Optional:    true,
+				Description: "Cluster of the kubeconfig to use instead of the context's (kubectl's `--cluster`). Can be set with KUBE_CTX_CLUSTER.",
 			},
 			"host": schema.StringAttribute{
 				Optional:    true,
@@ -186,7 +207,7 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 // hasUnknownConnection reports whether a connection setting is not known yet.
 func (m providerModel) hasUnknownConnection() bool {
 	for _, v := range []interface{ IsUnknown() bool }{
-		m.ConfigPath, m.ConfigContext, m.Host, m.Token, m.ClusterCACertificate,
+		m.ConfigPath, m.ConfigPaths, m.ConfigContext, m.ConfigContextAuthInfo, m.ConfigContextCluster, m.Host, m.Token, m.ClusterCACertificate,
 		m.ClientCertificate, m.ClientKey, m.Insecure, m.TLSServerName, m.ProxyURL,
 	} {
 		if v.IsUnknown() {
@@ -206,17 +227,19 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	s := settings{
 		Connection: kube.Config{
-			ConfigPath:           envString(m.ConfigPath, "KUBE_CONFIG_PATH"),
-			ConfigContext:        envString(m.ConfigContext, "KUBE_CTX"),
-			Host:                 envString(m.Host, "KUBE_HOST"),
-			Token:                envString(m.Token, "KUBE_TOKEN"),
-			ClusterCACertificate: envString(m.ClusterCACertificate, "KUBE_CLUSTER_CA_CERT_DATA"),
-			ClientCertificate:    envString(m.ClientCertificate, "KUBE_CLIENT_CERT_DATA"),
-			ClientKey:            envString(m.ClientKey, "KUBE_CLIENT_KEY_DATA"),
-			TLSServerName:        envString(m.TLSServerName, "KUBE_TLS_SERVER_NAME"),
-			ProxyURL:             envString(m.ProxyURL, "KUBE_PROXY_URL"),
-			QPS:                  float32(int64Or(m.QPS, DefaultQPS)),
-			Burst:                int(int64Or(m.Burst, DefaultBurst)),
+			ConfigContext:         envString(m.ConfigContext, "KUBE_CTX"),
+			ConfigContextAuthInfo: envString(m.ConfigContextAuthInfo, "KUBE_CTX_AUTH_INFO"),
+			ConfigContextCluster:  envString(m.ConfigContextCluster, "KUBE_CTX_CLUSTER"),
+			Host:                  envString(m.Host, "KUBE_HOST"),
+			Token:                 envString(m.Token, "KUBE_TOKEN"),
+			ClusterCACertificate:  envString(m.ClusterCACertificate, "KUBE_CLUSTER_CA_CERT_DATA"),
+			ClientCertificate:     envString(m.ClientCertificate, "KUBE_CLIENT_CERT_DATA"),
+			ClientKey:             envString(m.ClientKey, "KUBE_CLIENT_KEY_DATA"),
+			TLSServerName:         envString(m.TLSServerName, "KUBE_TLS_SERVER_NAME"),
+			ProxyURL:              envString(m.ProxyURL, "KUBE_PROXY_URL"),
+			AllowInCluster:        true,
+			QPS:                   float32(int64Or(m.QPS, DefaultQPS)),
+			Burst:                 int(int64Or(m.Burst, DefaultBurst)),
 		},
 		FederationNamespace: stringOr(m.FederationNamespace, DefaultFederationNamespace),
 		FieldManager:        stringOr(m.FieldManager, DefaultFieldManager),
@@ -224,6 +247,7 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 		RequestTimeout:      DefaultRequestTimeout,
 		PlanValidation:      stringOr(m.PlanValidation, PlanValidationServer),
 	}
+	s.Connection.ConfigPath, s.Connection.ConfigPaths = m.kubeconfigPaths(&diags)
 	insecure, err := envBool(m.Insecure, "KUBE_INSECURE")
 	if err != nil {
 		diags.AddAttributeError(path.Root("insecure"), "Invalid insecure setting", err.Error())
@@ -254,6 +278,24 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 		return s, diags
 	}
 	return s, diags
+}
+
+// kubeconfigPaths resolves config_path and config_paths as the
+// hashicorp/kubernetes provider does: the attributes, else KUBE_CONFIG_PATH,
+// else KUBE_CONFIG_PATHS, whose empty entries are skipped as KUBECONFIG's are.
+func (m providerModel) kubeconfigPaths(diags *diag.Diagnostics) (string, []string) {
+	var paths []string
+	if !m.ConfigPaths.IsNull() && !m.ConfigPaths.IsUnknown() {
+		diags.Append(m.ConfigPaths.ElementsAs(context.Background(), &paths, false)...)
+	}
+	switch {
+	case !m.ConfigPath.IsNull() && !m.ConfigPath.IsUnknown(), len(paths) > 0:
+		return m.ConfigPath.ValueString(), paths
+	case os.Getenv("KUBE_CONFIG_PATH") != "":
+		return os.Getenv("KUBE_CONFIG_PATH"), nil
+	default:
+		return "", slices.DeleteFunc(filepath.SplitList(os.Getenv("KUBE_CONFIG_PATHS")), func(p string) bool { return p == "" })
+	}
 }
 
 func stringOr(v types.String, fallback string) string {

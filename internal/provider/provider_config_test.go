@@ -2,14 +2,30 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 )
 
 func TestSettings_defaults(t *testing.T) {
@@ -19,7 +35,7 @@ func TestSettings_defaults(t *testing.T) {
 	}
 	if s.FederationNamespace != "kube-federation-system" || s.FieldManager != "terraform-provider-kubefed" ||
 		s.MaxParallelClusters != 16 || s.RequestTimeout != 30*time.Second ||
-		s.Connection.QPS != 50 || s.Connection.Burst != 100 || s.Connection.Timeout != 30*time.Second {
+		s.Connection.QPS != 50 || s.Connection.Burst != 100 || s.Connection.Timeout != 30*time.Second || !s.Connection.AllowInCluster {
 		t.Fatalf("defaults not applied: %+v", s)
 	}
 }
@@ -34,6 +50,61 @@ func TestSettings_environmentFallback(t *testing.T) {
 	}
 	if s.Connection.Host != "https://from-env" || s.Connection.Token != "attribute-token" || !s.Connection.Insecure {
 		t.Fatalf("attributes win, environment fills the rest: %+v", s.Connection)
+	}
+}
+
+func TestSettings_kubeconfigPaths(t *testing.T) {
+	list := func(paths ...string) types.List {
+		values := make([]attr.Value, len(paths))
+		for i, p := range paths {
+			values[i] = types.StringValue(p)
+		}
+		return types.ListValueMust(types.StringType, values)
+	}
+	for _, tc := range []struct {
+		name      string
+		model     providerModel
+		env       map[string]string
+		wantPath  string
+		wantPaths []string
+	}{
+		{"config_path over both variables", providerModel{ConfigPath: types.StringValue("/attr")},
+			map[string]string{"KUBE_CONFIG_PATH": "/env", "KUBE_CONFIG_PATHS": "/a:/b"}, "/attr", nil},
+		{"config_paths over both variables", providerModel{ConfigPaths: list("/x", "/y")},
+			map[string]string{"KUBE_CONFIG_PATH": "/env", "KUBE_CONFIG_PATHS": "/a:/b"}, "", []string{"/x", "/y"}},
+		{"KUBE_CONFIG_PATH over KUBE_CONFIG_PATHS", providerModel{},
+			map[string]string{"KUBE_CONFIG_PATH": "/env", "KUBE_CONFIG_PATHS": "/a:/b"}, "/env", nil},
+		{"KUBE_CONFIG_PATHS split like KUBECONFIG, empty entries skipped", providerModel{},
+			map[string]string{"KUBE_CONFIG_PATHS": "/a::/b:"}, "", []string{"/a", "/b"}},
+		{"an empty config_paths leaves the variables in charge", providerModel{ConfigPaths: list()},
+			map[string]string{"KUBE_CONFIG_PATHS": "/a"}, "", []string{"/a"}},
+		{"nothing", providerModel{}, nil, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("KUBE_CONFIG_PATH", tc.env["KUBE_CONFIG_PATH"])
+			t.Setenv("KUBE_CONFIG_PATHS", tc.env["KUBE_CONFIG_PATHS"])
+			s, diags := tc.model.settings()
+			if diags.HasError() {
+				t.Fatal(diags)
+			}
+			if s.Connection.ConfigPath != tc.wantPath || !slices.Equal(s.Connection.ConfigPaths, tc.wantPaths) {
+				t.Errorf("config_path %q config_paths %q, want %q %q", s.Connection.ConfigPath, s.Connection.ConfigPaths, tc.wantPath, tc.wantPaths)
+			}
+		})
+	}
+}
+
+func TestSettings_contextOverridesFromTheEnvironment(t *testing.T) {
+	t.Setenv("KUBE_CTX", "env-context")
+	t.Setenv("KUBE_CTX_AUTH_INFO", "env-user")
+	t.Setenv("KUBE_CTX_CLUSTER", "env-cluster")
+	s, diags := providerModel{ConfigContextCluster: types.StringValue("attr-cluster")}.settings()
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	c := s.Connection
+	if c.ConfigContext != "env-context" || c.ConfigContextAuthInfo != "env-user" || c.ConfigContextCluster != "attr-cluster" {
+		t.Fatalf("attributes win, environment fills the rest: %+v", c)
 	}
 }
 
@@ -70,12 +141,18 @@ func TestSettings_errors(t *testing.T) {
 }
 
 func TestSettings_unknownConnectionIsNotAnError(t *testing.T) {
-	model := providerModel{Host: types.StringUnknown()}
-	if !model.hasUnknownConnection() {
-		t.Fatal("an unknown host is an unknown connection")
-	}
-	if _, diags := model.settings(); diags.HasError() {
-		t.Fatalf("unknown values must not fail configuration: %v", diags)
+	for name, model := range map[string]providerModel{
+		"host":                     {Host: types.StringUnknown()},
+		"config_paths":             {ConfigPaths: types.ListUnknown(types.StringType)},
+		"config_context_auth_info": {ConfigContextAuthInfo: types.StringUnknown()},
+		"config_context_cluster":   {ConfigContextCluster: types.StringUnknown()},
+	} {
+		if !model.hasUnknownConnection() {
+			t.Errorf("an unknown %s is an unknown connection", name)
+		}
+		if _, diags := model.settings(); diags.HasError() {
+			t.Errorf("an unknown %s must not fail configuration: %v", name, diags)
+		}
 	}
 }
 
@@ -104,4 +181,149 @@ func TestRequestTimeoutIsCheckedAtValidate(t *testing.T) {
 	if got := stringError(t, positiveDuration{}, types.StringValue("30s")); got != "" {
 		t.Errorf("30s refused: %q", got)
 	}
+}
+
+var configTestFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"kubefed": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+const readHostClusters = `
+data "kubefed_clusters" "all" {}
+`
+
+// clearConnectionEnvironment unsets every variable the provider block
+// falls back to, so that only what a test sets reaches the provider.
+func clearConnectionEnvironment(t *testing.T) {
+	t.Helper()
+	for _, env := range []string{"KUBE_CONFIG_PATH", "KUBE_CONFIG_PATHS", "KUBE_CTX", "KUBE_CTX_AUTH_INFO", "KUBE_CTX_CLUSTER",
+		"KUBE_HOST", "KUBE_TOKEN", "KUBE_CLUSTER_CA_CERT_DATA", "KUBE_CLIENT_CERT_DATA", "KUBE_CLIENT_KEY_DATA",
+		"KUBE_INSECURE", "KUBE_TLS_SERVER_NAME", "KUBE_PROXY_URL"} {
+		t.Setenv(env, "")
+	}
+}
+
+// The provider in a pod of the host cluster, with nothing set: the pod's
+// environment and service account reach the lab's host. rest.InClusterConfig
+// reads fixed paths, so the service account's files go to a temporary
+// directory that kube.ServiceAccountDir points at.
+func TestAccProviderConfig_inCluster(t *testing.T) {
+	host := acctest.Lab(t).Host()
+	clearConnectionEnvironment(t)
+	u, err := url.Parse(host.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "token"), host.Token)
+	writeTestFile(t, filepath.Join(dir, "ca.crt"), string(host.CAPEM))
+	previous := kube.ServiceAccountDir
+	kube.ServiceAccountDir = dir
+	t.Cleanup(func() { kube.ServiceAccountDir = previous })
+	t.Setenv("KUBERNETES_SERVICE_HOST", u.Hostname())
+	t.Setenv("KUBERNETES_SERVICE_PORT", u.Port())
+	// A kubeconfig where kubectl would look, which the provider must ignore.
+	t.Setenv("KUBECONFIG", writeTestFile(t, filepath.Join(t.TempDir(), "kubeconfig"), "not: [a kubeconfig"))
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: configTestFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: `provider "kubefed" {}` + readHostClusters,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.kubefed_clusters.all", tfjsonpath.New("names"), knownvalue.NotNull()),
+				},
+			},
+			{
+				// The pod's token is what authenticates: a wrong one is refused.
+				PreConfig:   func() { writeTestFile(t, filepath.Join(dir, "token"), "not-the-token") },
+				Config:      `provider "kubefed" {}` + readHostClusters,
+				ExpectError: acctest.ErrorMatching("rejected the credentials (401 Unauthorized)"),
+			},
+			{
+				// Any connection setting turns the pod's configuration off.
+				Config:      `provider "kubefed" { config_context = "host" }` + readHostClusters,
+				ExpectError: acctest.ErrorMatching("does not know which host cluster to use"),
+			},
+			{
+				// Out of the pod, nothing is guessed.
+				PreConfig:   func() { _ = os.Setenv("KUBERNETES_SERVICE_HOST", "") },
+				Config:      `provider "kubefed" {}` + readHostClusters,
+				ExpectError: acctest.ErrorMatching("does not know which host cluster to use", "never falls back to ~/.kube/config"),
+			},
+		},
+	})
+}
+
+// Two kubeconfigs merged: the first names a context whose cluster nothing
+// answers; the second holds the lab's host and its admin, which
+// config_context_cluster and config_context_auth_info pick (the last step).
+func TestAccProviderConfig_mergedKubeconfigs(t *testing.T) {
+	host := acctest.Lab(t).Host()
+	clearConnectionEnvironment(t)
+	dir := t.TempDir()
+	decoy := writeTestFile(t, filepath.Join(dir, "decoy"), `apiVersion: v1
+kind: Config
+current-context: decoy
+clusters:
+- name: decoy
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: decoy
+  user: {token: decoy-token}
+contexts:
+- name: decoy
+  context: {cluster: decoy, user: decoy}
+`)
+	real := writeTestFile(t, filepath.Join(dir, "real"), fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: lab-host
+  cluster: {server: %q, certificate-authority-data: %q}
+users:
+- name: lab-admin
+  user: {token: %q}
+`, host.URL, base64.StdEncoding.EncodeToString(host.CAPEM), host.Token))
+	providerBlock := func(attributes string) string {
+		return "provider \"kubefed\" {\n" + attributes + "\n}\n" + readHostClusters
+	}
+	paths := fmt.Sprintf("config_paths = [%s, %s]\n", acctest.Quote(decoy), acctest.Quote(real))
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: configTestFactories,
+		Steps: []resource.TestStep{
+			{
+				// The first file's user, on the second file's cluster.
+				Config:      providerBlock(paths + `config_context_cluster = "lab-host"`),
+				ExpectError: acctest.ErrorMatching("rejected the credentials (401 Unauthorized)"),
+			},
+			{
+				Config:      providerBlock(paths + `config_context_auth_info = "admin"`),
+				ExpectError: acctest.ErrorMatching(`config_context_auth_info: user "admin" is not in the kubeconfig`, "decoy, lab-admin"),
+			},
+			{
+				Config:      providerBlock(fmt.Sprintf("config_paths = [%s, %s]", acctest.Quote(real), acctest.Quote(filepath.Join(dir, "absent")))),
+				ExpectError: acctest.ErrorMatching("config_paths[1]: reading kubeconfig"),
+			},
+			{
+				Config:      providerBlock(paths + "config_path = " + acctest.Quote(real)),
+				PlanOnly:    true,
+				ExpectError: acctest.ErrorMatching("Invalid Attribute Combination", "config_paths"),
+			},
+			{
+				// Last, so that the test's closing destroy has a valid configuration.
+				Config: providerBlock(paths + `config_context_cluster = "lab-host"` + "\n" + `config_context_auth_info = "lab-admin"`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.kubefed_clusters.all", tfjsonpath.New("names"), knownvalue.NotNull()),
+				},
+			},
+		},
+	})
+}
+
+func writeTestFile(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
