@@ -47,11 +47,18 @@ var (
 	capacityRule = rbacv1.PolicyRule{
 		APIGroups: []string{""}, Resources: []string{"nodes", "pods"}, Verbs: []string{"get", "list"},
 	}
+	// Waiting for a Deployment's rollout reads its ReplicaSets, to tell the
+	// pods of the new revision from the old ones (the pods are read under
+	// capacityRule).
+	rolloutRule = rbacv1.PolicyRule{
+		APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list"},
+	}
 )
 
 // MemberRules are the rules of the ClusterRole a joined member grants the
 // federation: discovery and health, the health probe's access review,
-// reading nodes and pods for capacity estimates, and the verbs of
+// reading nodes and pods for capacity estimates and ReplicaSets for
+// rollouts, and the verbs of
 // TypeVerbs on the target types of the federated types listed, one rule per
 // API group, in a stable order so that the role only changes with the types.
 func MemberRules(types []TypeResource) []rbacv1.PolicyRule {
@@ -59,6 +66,7 @@ func MemberRules(types []TypeResource) []rbacv1.PolicyRule {
 		{NonResourceURLs: slices.Clone(discoveryPaths), Verbs: []string{"get"}},
 		deepCopyRule(accessReviewRule),
 		deepCopyRule(capacityRule),
+		deepCopyRule(rolloutRule),
 	}
 	byGroup := map[string][]string{}
 	for _, t := range types {

@@ -33,8 +33,8 @@ func TestTypeResourceOf(t *testing.T) {
 
 func TestMemberRules(t *testing.T) {
 	base := MemberRules(nil)
-	if len(base) != 3 {
-		t.Fatalf("without types: %d rules, want discovery, the access review and capacity: %+v", len(base), base)
+	if len(base) != 4 {
+		t.Fatalf("without types: %d rules, want discovery, the access review, capacity and rollouts: %+v", len(base), base)
 	}
 	tests := []struct {
 		name  string
@@ -63,11 +63,11 @@ func TestMemberRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := MemberRules(tt.types)
-			if !reflect.DeepEqual(got[:3], base) {
-				t.Errorf("the fixed rules changed with the types: %+v", got[:3])
+			if !reflect.DeepEqual(got[:4], base) {
+				t.Errorf("the fixed rules changed with the types: %+v", got[:4])
 			}
-			if !reflect.DeepEqual(got[3:], tt.want) {
-				t.Errorf("type rules = %+v, want %+v", got[3:], tt.want)
+			if !reflect.DeepEqual(got[4:], tt.want) {
+				t.Errorf("type rules = %+v, want %+v", got[4:], tt.want)
 			}
 		})
 	}
@@ -89,6 +89,7 @@ func TestDescribeRules(t *testing.T) {
 		"get on /api, /api/*",
 		"create on selfsubjectaccessreviews.authorization.k8s.io",
 		"get/list on nodes, pods",
+		"get/list on replicasets.apps",
 		"get/list/create/patch/delete on configmaps",
 		"get/list/create/patch/delete on deployments.apps",
 	} {
