@@ -36,5 +36,18 @@ for cli in "$tofu" "$terraform"; do
   TF_ACC_TERRAFORM_PATH=$cli go test -count=1 -timeout 40m -run '^TestAcc' ./internal/... ${TESTARGS:-}
 done
 
+# Provider functions need Terraform 1.8 or later, which does not build from
+# the module proxy: their tests also run with such a Terraform on PATH.
+if newer=$(command -v terraform) && [ "$newer" != "$terraform" ]; then
+  version=$("$newer" version -json 2>/dev/null | sed -n 's/.*"terraform_version": *"\([0-9.]*\)".*/\1/p')
+  if [ -n "$version" ] && [ "$(printf '%s\n' 1.8.0 "$version" | sort -V | head -n 1)" = 1.8.0 ]; then
+    echo "== function tests with Terraform $version ($newer)"
+    TF_ACC_TERRAFORM_PATH=$newer go test -count=1 -timeout 20m -run '^TestAccFunction' ./internal/... ${TESTARGS:-}
+  fi
+fi
+
 echo "== examples"
 scripts/check-examples.sh
+
+echo "== make install, as the README's Install section says"
+scripts/check-install.sh "$tofu" "$terraform"

@@ -13,6 +13,10 @@ import (
 // that they can be told apart from objects created there by other means.
 const ManagedLabel = "kubefed.io/managed"
 
+// ManagedLabelValue is the value of the ManagedLabel on what the
+// federation writes.
+const ManagedLabelValue = "true"
+
 // DefaultReplicasPath is where the replica count goes when RenderSpec does
 // not say otherwise; it suits Deployments, ReplicaSets and StatefulSets.
 const DefaultReplicasPath = "/spec/replicas"
@@ -302,7 +306,7 @@ func addManagedLabel(obj map[string]any) {
 		labels = map[string]any{}
 		meta["labels"] = labels
 	}
-	labels[ManagedLabel] = "true"
+	labels[ManagedLabel] = ManagedLabelValue
 }
 
 // encodeObject serialises a finished object and, for a Secret, its display.

@@ -71,6 +71,7 @@ func (p *Pool) Clients(name string, conn Connection) (*kube.Clients, error) {
 // so the connection the probe opens serves the reads and writes that follow
 // in the same run.
 func (p *Pool) Probe(ctx context.Context, name string, conn Connection) ProbeResult {
+	ctx = kube.WithCluster(ctx, name)
 	clients, err := p.Clients(name, conn)
 	if err != nil || clients.HTTP == nil {
 		return Probe(ctx, name, conn)

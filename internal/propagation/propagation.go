@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/listcache"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 )
 
@@ -43,10 +45,21 @@ func (o Object) String() string {
 	return o.Resource.Resource + " " + o.Namespace + "/" + o.Name
 }
 
-// Member is one cluster's clients, as the provider caches them.
+// Member is one cluster's clients, as the provider caches them, and the
+// run's lists of the objects the federation manages there: Read answers
+// from them, and every write here marks what it wrote, so a later Read goes
+// to the cluster for it. A nil Reads reads every object by name.
 type Member struct {
 	Name    string
 	Clients *kube.Clients
+	Reads   *listcache.Cache
+}
+
+// listScope is the list the run's reads of o on m are answered from: the
+// objects of o's resource in o's namespace that carry the managed label.
+func listScope(m Member, o Object) listcache.Scope {
+	return listcache.Scope{Cluster: m.Name, Resource: o.Resource, Namespace: o.Namespace,
+		LabelSelector: federation.ManagedLabel + "=" + federation.ManagedLabelValue}
 }
 
 // Options are the provider settings propagation honours.
@@ -138,6 +151,22 @@ func FanOut(ctx context.Context, members []Member, opts Options, fn func(ctx con
 	return results
 }
 
+// logged runs one operation on one member under a context that names the
+// cluster, the object and the operation, so that the request log and this
+// line carry them, and logs its outcome at DEBUG.
+func logged(ctx context.Context, operation string, m Member, o Object, run func(context.Context) Result) Result {
+	ctx = tflog.SetField(kube.WithCluster(ctx, m.Name), "object", o.String())
+	ctx = tflog.SetField(ctx, "operation", operation)
+	start := time.Now()
+	r := run(ctx)
+	fields := map[string]any{"duration": time.Since(start).String()}
+	if r.Err != nil {
+		fields["error"] = r.Err.Error()
+	}
+	tflog.Debug(ctx, "cluster operation", fields)
+	return r
+}
+
 func resourceClient(c *kube.Clients, o Object) dynamic.ResourceInterface {
 	if o.Namespace == "" {
 		return c.Dynamic.Resource(o.Resource)
@@ -153,7 +182,12 @@ func resourceClient(c *kube.Clients, o Object) dynamic.ResourceInterface {
 // fields another server-side apply holds fail the apply with a
 // *ConflictError unless opts.Force is set.
 func Apply(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
+	return logged(ctx, "apply", m, o, func(ctx context.Context) Result { return apply(ctx, m, o, rendered, opts) })
+}
+
+func apply(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
 	ctx, warnings := kube.CollectWarnings(ctx)
+	defer m.Reads.Forget(listScope(m, o), o.Name)
 	live, reclaimed, err := applyReclaiming(ctx, m, o, rendered, opts, false)
 	if err != nil {
 		return Result{Err: explain(m, o, err, opts), Warnings: warnings.List()}
@@ -170,6 +204,10 @@ func Apply(ctx context.Context, m Member, o Object, rendered []byte, opts Option
 // update-style writers are listed in Result.Reclaimed, and the member
 // validates the object as the apply would send it.
 func DryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
+	return logged(ctx, "dry run", m, o, func(ctx context.Context) Result { return dryRun(ctx, m, o, rendered, opts) })
+}
+
+func dryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
 	ctx, warnings := kube.CollectWarnings(ctx)
 	_, reclaimed, err := applyReclaiming(ctx, m, o, rendered, opts, true)
 	if err != nil {
@@ -178,23 +216,29 @@ func DryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Optio
 	return Result{Reclaimed: reclaimed, Warnings: warnings.List()}
 }
 
-// Read fetches the object and projects it onto applied, the object last
+// Read fetches the object, from the run's list of the cluster's managed
+// objects when it has it, and projects it onto applied, the object last
 // applied there, so that fields the server or other managers set never show
 // as differences while a field we set and someone changed does.
 func Read(ctx context.Context, m Member, o Object, applied map[string]any, opts Options) Result {
-	live, err := resourceClient(m.Clients, o).Get(ctx, o.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return Result{}
-	}
+	return logged(ctx, "read", m, o, func(ctx context.Context) Result { return read(ctx, m, o, applied, opts) })
+}
+
+func read(ctx context.Context, m Member, o Object, applied map[string]any, opts Options) Result {
+	live, found, err := m.Reads.Get(ctx, listScope(m, o), resourceClient(m.Clients, o), o.Name)
 	if err != nil {
 		return Result{Err: explain(m, o, err, opts)}
+	}
+	if !found {
+		return Result{}
 	}
 	return Result{Found: true, Live: Project(live.Object, applied), Object: live.Object}
 }
 
-// Get fetches the object as the member holds it; found is false when it
-// does not exist there.
+// Get fetches the object as the member holds it now, never from a list;
+// found is false when it does not exist there.
 func Get(ctx context.Context, m Member, o Object) (map[string]any, bool, error) {
+	ctx = kube.WithCluster(ctx, m.Name)
 	live, err := resourceClient(m.Clients, o).Get(ctx, o.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, false, nil
@@ -209,6 +253,15 @@ func Get(ctx context.Context, m Member, o Object) (map[string]any, bool, error) 
 // it and removes the managed label, so that it no longer counts as the
 // federation's. An object already gone is fine.
 func Remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) Result {
+	operation := "remove"
+	if orphan {
+		operation = "orphan"
+	}
+	return logged(ctx, operation, m, o, func(ctx context.Context) Result { return remove(ctx, m, o, orphan, opts) })
+}
+
+func remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) Result {
+	defer m.Reads.Forget(listScope(m, o), o.Name)
 	client := resourceClient(m.Clients, o)
 	var err error
 	if orphan {

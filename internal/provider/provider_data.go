@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/listcache"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
@@ -38,6 +39,9 @@ type providerData struct {
 
 	members *member.Pool
 	run     *runstate.Run
+	// reads answers the run's reads of federated objects, in the host and
+	// on the members, from one list per type, cluster and namespace.
+	reads *listcache.Cache
 }
 
 func newProviderData(s settings, factory kube.ClientFactory) *providerData {
@@ -49,6 +53,7 @@ func newProviderData(s settings, factory kube.ClientFactory) *providerData {
 		UserAgent:      s.Connection.UserAgent,
 	})
 	d.run = runstate.New(d.loadClusters)
+	d.reads = listcache.New(listcache.DefaultPageSize)
 	return d
 }
 
@@ -105,7 +110,8 @@ func (d *providerData) registry(ctx context.Context) (*registry.Registry, error)
 	if err != nil {
 		return nil, err
 	}
-	return registry.New(host.Kubernetes, host.Dynamic, host.Discovery, d.settings.FederationNamespace, d.settings.FieldManager), nil
+	reg := registry.New(host.Kubernetes, host.Dynamic, host.Discovery, d.settings.FederationNamespace, d.settings.FieldManager)
+	return reg.WithReads(d.reads), nil
 }
 
 // bootstrappedRegistry is registry after making sure, once per provider

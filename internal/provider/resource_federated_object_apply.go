@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -48,13 +49,14 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	}
 	input := diffInput(in, snapshot, plan, prior)
 	ops := reconcile.Diff(input)
+	spec := r.startSpecWrite(ctx, in, prior == nil)
 	outcomes, seen := r.rollOut(ctx, in, snapshot, input, ops, diags)
 	record := reconcile.Fold(input, ops, outcomes)
 	plan.Rendered = stringMap(record.Held)
 	plan.ClusterStatus = statusValue(record.Status, diags)
 	r.observeTheRest(ctx, in, snapshot, record, seen)
 	plan.ClusterHealth = healthAfter(prior, record, seen, diags)
-	r.recordInHost(ctx, in, record, seen, prior == nil, diags)
+	r.recordInHost(ctx, in, record, seen, prior == nil, <-spec, diags)
 	reportFailures(in, record, diags)
 	return true
 }
@@ -236,37 +238,81 @@ func warnSkipped(in *objectInputs, op reconcile.Operation, diags *diag.Diagnosti
 	}
 }
 
-// recordInHost writes the Federated<Kind> with each cluster's status. An
-// apply cut short still records what the clusters hold, within a grace. A
-// create's record carries the incomplete-create mark until all of it is
-// written and no cluster failed: whatever stops a create, Terraform then
-// replaces the object, and its replacement takes the marked record over.
+// startSpecWrite writes the Federated<Kind>'s spec, a create's with the
+// incomplete-create mark, while the members are written: the spec depends
+// on nothing they answer. The channel yields the write's error.
+func (r *federatedObjectResource) startSpecWrite(ctx context.Context, in *objectInputs, creating bool) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- r.writeSpec(ctx, in, creating) }()
+	return done
+}
+
+// writeSpec writes the spec of the object's Federated<Kind>, making sure of
+// its host namespace first, once per run.
+func (r *federatedObjectResource) writeSpec(ctx context.Context, in *objectInputs, incomplete bool) error {
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		return err
+	}
+	host := in.hostObject(nil)
+	host.Incomplete = incomplete
+	if host.Namespace != "" {
+		if err := r.data.run.EnsureNamespace(ctx, host.Namespace, reg.EnsureObjectNamespace); err != nil {
+			return err
+		}
+	}
+	return reg.ApplyFederatedSpec(ctx, in.ft, host)
+}
+
+// recordInHost completes the Federated<Kind> once the members answered:
+// each cluster's status, and, for a create that is all written with no
+// cluster failed, its spec without the incomplete-create mark, both at
+// once. A spec write that failed while the members were written is tried
+// again first. An apply cut short still records what the clusters hold,
+// within a grace: whatever stops a create, Terraform then replaces the
+// object, and its replacement takes the marked record over.
 func (r *federatedObjectResource) recordInHost(ctx context.Context, in *objectInputs, record reconcile.Record,
-	seen map[string]map[string]any, creating bool, diags *diag.Diagnostics) {
+	seen map[string]map[string]any, creating bool, specErr error, diags *diag.Diagnostics) {
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), hostRecordGrace)
 		defer cancel()
 	}
-	reg, err := r.data.registry(ctx)
+	err := specErr
+	if err != nil {
+		err = r.writeSpec(ctx, in, creating)
+	}
 	if err == nil {
-		status := map[string]string{}
-		for cluster, s := range record.Status {
-			status[cluster] = s.Status
-		}
-		host := in.hostObject(status)
-		host.RemoteStatus = remoteStatus(in, record, seen)
-		host.Incomplete = creating
-		err = reg.ApplyFederatedObject(ctx, in.ft, host, host.Namespace != "" && r.data.run.NamespaceEnsured(host.Namespace))
-		if err == nil && creating && !record.Failed() {
-			host.Incomplete = false
-			err = reg.ApplyFederatedSpec(ctx, in.ft, host)
-		}
+		err = r.writeRecord(ctx, in, record, seen, creating && !record.Failed())
 	}
 	if err != nil {
 		diags.AddError("Cannot write the federated object to the host", err.Error()+
 			"\n\nThe members hold what the state records; the next plan compares the host's record with the configuration and writes it again.")
 	}
+}
+
+// writeRecord writes each cluster's status and, when complete is set, the
+// spec without the incomplete-create mark, in parallel.
+func (r *federatedObjectResource) writeRecord(ctx context.Context, in *objectInputs, record reconcile.Record,
+	seen map[string]map[string]any, complete bool) error {
+	reg, err := r.data.registry(ctx)
+	if err != nil {
+		return err
+	}
+	status := map[string]string{}
+	for cluster, s := range record.Status {
+		status[cluster] = s.Status
+	}
+	host := in.hostObject(status)
+	host.RemoteStatus = remoteStatus(in, record, seen)
+	var specErr error
+	var wg sync.WaitGroup
+	if complete {
+		wg.Go(func() { specErr = reg.ApplyFederatedSpec(ctx, in.ft, host) })
+	}
+	statusErr := reg.ApplyFederatedStatus(ctx, in.ft, host)
+	wg.Wait()
+	return errors.Join(statusErr, specErr)
 }
 
 // observeTheRest reads, with the type's status collection on, the clusters
@@ -341,7 +387,7 @@ func (r *federatedObjectResource) member(snapshot *runstate.Snapshot, cluster st
 	if err != nil {
 		return propagation.Member{}, err
 	}
-	return propagation.Member{Name: cluster, Clients: clients}, nil
+	return propagation.Member{Name: cluster, Clients: clients, Reads: r.data.reads}, nil
 }
 
 // options are the propagation settings of one operation.

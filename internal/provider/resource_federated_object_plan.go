@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -100,7 +101,7 @@ func (r *federatedObjectResource) refuseExisting(ctx context.Context, in *object
 		if err != nil {
 			return err
 		}
-		fo, err := reg.GetFederatedObject(ctx, in.ft, namespace, name)
+		fo, err := reg.FindFederatedObject(ctx, in.ft, namespace, name)
 		if err == nil && fo.Incomplete {
 			return registry.ErrNotFound
 		}
@@ -393,16 +394,7 @@ func (r *federatedObjectResource) checkMembers(ctx context.Context, in *objectIn
 	}
 	opts := r.options(force, r.data.settings.RequestTimeout)
 	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		var found propagation.Result
-		if creating {
-			_, found.Found, found.Err = propagation.Get(ctx, m, in.object)
-		}
-		if !dryRun || found.Err != nil {
-			return found
-		}
-		res := propagation.DryRun(ctx, m, in.object, out.objects[m.Name], opts)
-		res.Found = found.Found
-		return res
+		return checkMember(ctx, m, in.object, out.objects[m.Name], opts, creating, dryRun)
 	})
 	for _, res := range results {
 		addServerWarnings(diags, in.object, res)
@@ -417,6 +409,27 @@ func (r *federatedObjectResource) checkMembers(ctx context.Context, in *objectIn
 			addDryRunError(diags, in, res)
 		}
 	}
+}
+
+// checkMember asks one member, at once, whether it holds the object
+// already (for a create) and whether it accepts it (a dry run).
+func checkMember(ctx context.Context, m propagation.Member, o propagation.Object, rendered []byte, opts propagation.Options,
+	creating, dryRun bool) propagation.Result {
+	var found propagation.Result
+	var wg sync.WaitGroup
+	if creating {
+		wg.Go(func() { _, found.Found, found.Err = propagation.Get(ctx, m, o) })
+	}
+	var res propagation.Result
+	if dryRun {
+		res = propagation.DryRun(ctx, m, o, rendered, opts)
+	}
+	wg.Wait()
+	if found.Err != nil {
+		return found
+	}
+	res.Found = found.Found
+	return res
 }
 
 // addDryRunError reports a dry run's failure: an error when the member

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/listcache"
 )
 
 // SelectorOverridesAnnotation holds the override rules that target clusters
@@ -70,18 +71,8 @@ func FederatedObjectLocation(t FederatedType, namespace, name string) (string, s
 	return namespace, name
 }
 
-// ApplyFederatedObject writes obj, creating its namespace in the host when
-// missing unless namespaceKnown says the caller made sure of it already,
-// then its status.
-func (r *Registry) ApplyFederatedObject(ctx context.Context, t FederatedType, obj FederatedObject, namespaceKnown bool) error {
-	if obj.Namespace != "" && !namespaceKnown {
-		if err := r.ensureObjectNamespace(ctx, obj.Namespace); err != nil {
-			return err
-		}
-	}
-	if err := r.ApplyFederatedSpec(ctx, t, obj); err != nil {
-		return err
-	}
+// ApplyFederatedStatus writes the status of obj, which must exist.
+func (r *Registry) ApplyFederatedStatus(ctx context.Context, t FederatedType, obj FederatedObject) error {
 	status, err := toUnstructured(&federatedObject{
 		TypeMeta:   typeMeta(t.Federated.Resource().GroupVersion(), t.Federated.Kind),
 		ObjectMeta: metav1.ObjectMeta{Name: obj.Name, Namespace: obj.Namespace},
@@ -91,6 +82,7 @@ func (r *Registry) ApplyFederatedObject(ctx context.Context, t FederatedType, ob
 		return err
 	}
 	delete(status.Object, "spec")
+	defer r.reads.Forget(federatedScope(t, obj.Namespace), obj.Name)
 	if _, err := r.federatedClient(t, obj.Namespace).ApplyStatus(ctx, obj.Name, status, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing the status of %s %s in the host: %w", t.Federated.Kind, objectKey(obj.Namespace, obj.Name), err)
 	}
@@ -99,6 +91,7 @@ func (r *Registry) ApplyFederatedObject(ctx context.Context, t FederatedType, ob
 
 // ApplyFederatedSpec writes obj without its status.
 func (r *Registry) ApplyFederatedSpec(ctx context.Context, t FederatedType, obj FederatedObject) error {
+	defer r.reads.Forget(federatedScope(t, obj.Namespace), obj.Name)
 	u, err := federatedObjectToUnstructured(t, obj)
 	if err != nil {
 		return err
@@ -111,19 +104,41 @@ func (r *Registry) ApplyFederatedSpec(ctx context.Context, t FederatedType, obj 
 
 // GetFederatedObject reads a Federated<Kind>, whether the provider or KubeFed
 // wrote it. It returns ErrNotFound when it does not exist.
+// With reads set (WithReads), it answers from the run's list of the
+// namespace's Federated<Kind> objects.
 func (r *Registry) GetFederatedObject(ctx context.Context, t FederatedType, namespace, name string) (*FederatedObject, error) {
-	u, err := r.federatedClient(t, namespace).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("%s %s: %w", t.Federated.Kind, objectKey(namespace, name), ErrNotFound)
-	}
+	u, found, err := r.reads.Get(ctx, federatedScope(t, namespace), r.federatedClient(t, namespace), name)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s %s of the host: %w", t.Federated.Kind, objectKey(namespace, name), err)
+	}
+	if !found {
+		return nil, fmt.Errorf("%s %s: %w", t.Federated.Kind, objectKey(namespace, name), ErrNotFound)
 	}
 	return federatedObjectFromUnstructured(u)
 }
 
+// FindFederatedObject is GetFederatedObject for a check that guards a
+// create: with reads set, an object the run's list lacks is not read again
+// by name (see listcache.Cache.GetListed).
+func (r *Registry) FindFederatedObject(ctx context.Context, t FederatedType, namespace, name string) (*FederatedObject, error) {
+	u, found, err := r.reads.GetListed(ctx, federatedScope(t, namespace), r.federatedClient(t, namespace), name)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s %s of the host: %w", t.Federated.Kind, objectKey(namespace, name), err)
+	}
+	if !found {
+		return nil, fmt.Errorf("%s %s: %w", t.Federated.Kind, objectKey(namespace, name), ErrNotFound)
+	}
+	return federatedObjectFromUnstructured(u)
+}
+
+// federatedScope is the list of a namespace's Federated<Kind> objects.
+func federatedScope(t FederatedType, namespace string) listcache.Scope {
+	return listcache.Scope{Resource: t.Federated.Resource(), Namespace: namespace}
+}
+
 // DeleteFederatedObject removes a Federated<Kind>; one already gone is fine.
 func (r *Registry) DeleteFederatedObject(ctx context.Context, t FederatedType, namespace, name string) error {
+	defer r.reads.Forget(federatedScope(t, namespace), name)
 	err := r.federatedClient(t, namespace).Delete(ctx, name, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s %s of the host: %w", t.Federated.Kind, objectKey(namespace, name), err)
@@ -138,7 +153,9 @@ func (r *Registry) federatedClient(t FederatedType, namespace string) dynamic.Re
 	return r.dynamic.Resource(t.Federated.Resource()).Namespace(namespace)
 }
 
-func (r *Registry) ensureObjectNamespace(ctx context.Context, namespace string) error {
+// EnsureObjectNamespace creates a namespace of the host that Federated<Kind>
+// objects go in, when it is missing.
+func (r *Registry) EnsureObjectNamespace(ctx context.Context, namespace string) error {
 	_, err := r.kubernetes.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
 	if err == nil {
 		return nil

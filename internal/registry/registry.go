@@ -5,6 +5,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/listcache"
 )
 
 // The host-side resources the registry reads and writes.
@@ -25,12 +27,24 @@ type Registry struct {
 	discovery    discovery.DiscoveryInterface
 	namespace    string
 	fieldManager string
+	// reads answers reads of Federated<Kind> objects from the run's lists;
+	// nil reads each by name.
+	reads *listcache.Cache
 }
 
 // New returns the registry kept in namespace of the host reached by the
 // given clients. Writes are server-side applies by fieldManager.
 func New(k kubernetes.Interface, d dynamic.Interface, disc discovery.DiscoveryInterface, namespace, fieldManager string) *Registry {
 	return &Registry{kubernetes: k, dynamic: d, discovery: disc, namespace: namespace, fieldManager: fieldManager}
+}
+
+// WithReads returns the registry answering reads of Federated<Kind> objects
+// from the run's lists in reads, one per type and namespace, and marking in
+// reads what its writes change.
+func (r *Registry) WithReads(reads *listcache.Cache) *Registry {
+	c := *r
+	c.reads = reads
+	return &c
 }
 
 // Namespace is the federation namespace of the host.

@@ -42,7 +42,14 @@ type Run struct {
 	planned    map[string]registry.FederatedType
 
 	types      sync.Map // name → *registry.FederatedType, found in the host
-	namespaces sync.Map // host namespaces made sure of
+	namespaces sync.Map // host namespace → *ensured
+}
+
+// ensured is whether one host namespace was made sure of; its mutex holds
+// back the run's other writers while the first makes sure.
+type ensured struct {
+	mu   sync.Mutex
+	done bool
 }
 
 // New returns the knowledge of a run that reads its clusters with load.
@@ -136,11 +143,22 @@ func (r *Run) Type(ctx context.Context, name string, get func(context.Context, s
 	return t, nil
 }
 
-// NamespaceEnsured reports whether the host namespace was made sure of in
-// this run, and records that it is from now on.
-func (r *Run) NamespaceEnsured(namespace string) bool {
-	_, loaded := r.namespaces.LoadOrStore(namespace, true)
-	return loaded
+// EnsureNamespace makes sure of a host namespace once per run: the first
+// caller runs ensure while the others wait for it, and later callers return
+// at once. A failure is not kept: the next caller tries again.
+func (r *Run) EnsureNamespace(ctx context.Context, namespace string, ensure func(context.Context, string) error) error {
+	v, _ := r.namespaces.LoadOrStore(namespace, &ensured{})
+	e := v.(*ensured)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return nil
+	}
+	if err := ensure(ctx, namespace); err != nil {
+		return err
+	}
+	e.done = true
+	return nil
 }
 
 // PlannedPlacement records the placement of an object planned in this run.

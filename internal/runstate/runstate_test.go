@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -118,13 +119,38 @@ func TestReplacingIsACreateOfAnIDPlannedFromState(t *testing.T) {
 	}
 }
 
-func TestNamespaceEnsuredOnce(t *testing.T) {
+func TestEnsureNamespace(t *testing.T) {
 	run := New(nil)
-	if run.NamespaceEnsured("web") {
-		t.Error("first time: not ensured yet")
+	var mu sync.Mutex
+	calls := 0
+	fail := true
+	ensure := func(context.Context, string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if fail {
+			fail = false
+			return errors.New("host unreachable")
+		}
+		return nil
 	}
-	if !run.NamespaceEnsured("web") {
-		t.Error("second time: ensured")
+	if err := run.EnsureNamespace(context.Background(), "web", ensure); err == nil {
+		t.Fatal("the first ensure fails, and says so")
+	}
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			if err := run.EnsureNamespace(context.Background(), "web", ensure); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := run.EnsureNamespace(context.Background(), "shop", ensure); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 {
+		t.Errorf("ensure ran %d times; want once failing, once for web after it and once for shop", calls)
 	}
 }
 

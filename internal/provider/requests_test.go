@@ -1,0 +1,148 @@
+package provider_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+)
+
+// requestObjects is how many objects the request-counting test plans: far
+// more than the handful of requests a plan may make per cluster.
+const requestObjects = 20
+
+// A no-change plan of many objects of one type reads each cluster with one
+// list of the type, not one get per object, and the host likewise; every
+// cluster is reached over one connection for the whole plan. PodTemplates
+// are the type: nothing else in the lab reads them, so the API servers'
+// request counters count only this provider.
+func TestAccRequests_noChangePlanListsOncePerCluster(t *testing.T) {
+	lab := acctest.Lab(t)
+	prefix, ns := "req", uniqueName("req")
+	cleanupObjectTest(t, prefix, ns)
+	host := newHostClients(t)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		gvr := schema.GroupVersionResource{Group: "types.kubefed.io", Version: "v1beta1", Resource: "federatedpodtemplates"}
+		_ = host.dynamic.Resource(gvr).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		if t.Failed() {
+			_ = host.dynamic.Resource(federatedTypeConfigs).Namespace(federationNamespace).Delete(ctx, "podtemplates", metav1.DeleteOptions{})
+			_ = host.dynamic.Resource(crds).Delete(ctx, "federatedpodtemplates.types.kubefed.io", metav1.DeleteOptions{})
+		}
+	})
+	ws := acctest.NewWorkspace(t)
+	config := func(objects int) string {
+		return acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
+resource "kubefed_federated_type" "podtemplates" {
+  target_api_version = "v1"
+  target_kind        = "PodTemplate"
+}
+
+resource "kubefed_federated_object" "pt" {
+  count    = %d
+  type     = kubefed_federated_type.podtemplates.name
+  template = yamlencode({
+    apiVersion = "v1", kind = "PodTemplate", metadata = { name = "p${count.index}", namespace = %q }
+    template   = { spec = { containers = [{ name = "app", image = "registry.example/app:1" }] } }
+  })
+  placement  = { clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name, kubefed_federation_cluster.berlin.name] }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, objects, ns)
+	}
+	t.Cleanup(func() {
+		ws.Write(config(0))
+		ws.Run("destroy", "-auto-approve", "-input=false", "-no-color")
+	})
+	ws.Write(config(requestObjects))
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+
+	clusters := append([]string{"host"}, interruptMembers...)
+	before := map[string]requestCounts{}
+	connections := map[string]int64{}
+	for _, c := range clusters {
+		before[c] = readRequestCounts(t, c)
+		n, err := lab.Connections(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		connections[c] = n
+	}
+	ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	for _, c := range clusters {
+		n, err := lab.Connections(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The plan's own provider process, and none per resource.
+		if opened := n - connections[c]; opened < 1 || opened > 2 {
+			t.Errorf("cluster %s: the plan opened %d connections, want 1 (2 at most)", c, opened)
+		}
+		got := readRequestCounts(t, c).minus(before[c])
+		if got.lists < 1 || got.lists > 2 || got.gets > 1 {
+			t.Errorf("cluster %s: the no-change plan of %d objects made %d lists and %d gets of %s; want one list and no gets",
+				c, requestObjects, got.lists, got.gets, countedResource(c))
+		}
+	}
+}
+
+// requestCounts are an API server's counts of gets and lists of the
+// resource the request-counting test federates.
+type requestCounts struct{ gets, lists int }
+
+func (a requestCounts) minus(b requestCounts) requestCounts {
+	return requestCounts{gets: a.gets - b.gets, lists: a.lists - b.lists}
+}
+
+// countedResource is what the test counts on a cluster: the Federated<Kind>
+// in the host, the PodTemplates on the members.
+func countedResource(cluster string) string {
+	if cluster == "host" {
+		return "federatedpodtemplates"
+	}
+	return "podtemplates"
+}
+
+var requestTotal = regexp.MustCompile(`^apiserver_request_total\{(.*)\} (\d+)`)
+
+// readRequestCounts reads the cluster's apiserver_request_total counters
+// for its counted resource.
+func readRequestCounts(t *testing.T, cluster string) requestCounts {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(acctest.Lab(t).Cluster(cluster).RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		t.Fatalf("reading the metrics of %s: %v", cluster, err)
+	}
+	resource := fmt.Sprintf(`resource="%s"`, countedResource(cluster))
+	var counts requestCounts
+	scanner := bufio.NewScanner(bytes.NewReader(raw))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		m := requestTotal.FindStringSubmatch(scanner.Text())
+		if m == nil || !strings.Contains(m[1], resource) || !strings.Contains(m[1], `subresource=""`) {
+			continue
+		}
+		n, _ := strconv.Atoi(m[2])
+		switch {
+		case strings.Contains(m[1], `verb="GET"`):
+			counts.gets += n
+		case strings.Contains(m[1], `verb="LIST"`):
+			counts.lists += n
+		}
+	}
+	return counts
+}
