@@ -382,14 +382,14 @@ func componentState(c lab.ClusterStatus, comp lab.ComponentStatus) string {
 	return "running"
 }
 
-// componentDetail is where an apiserver answers, the latency of a proxy
-// and the nodes kwok simulates.
+// componentDetail is where an apiserver answers, the latency of a proxy and
+// the connections it accepted, and the nodes kwok simulates.
 func componentDetail(c lab.ClusterStatus, comp lab.ComponentStatus) string {
 	switch comp.Name {
 	case "kube-apiserver":
 		return c.URL
 	case "proxy":
-		return fmt.Sprintf("latency %v each way", c.Latency)
+		return fmt.Sprintf("latency %v each way, %d connections", c.Latency, c.Connections)
 	case "kwok":
 		return fmt.Sprintf("%d/%d nodes Ready, region %s", c.NodesReady, c.Nodes, c.Region)
 	}

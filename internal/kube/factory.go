@@ -14,7 +14,9 @@ import (
 
 // Clients are the clients of one cluster. They share one HTTP transport, so
 // connections are kept alive and TLS is negotiated once, and that transport
-// logs every request (WithCluster names the cluster in the log). Discovery is
+// logs every request (WithCluster names the cluster in the log); requests
+// sent before the first connection is open wait for it, so there is one.
+// Discovery is
 // cached for the life of the Clients: build them once per cluster per
 // provider instance and share them.
 type Clients struct {
@@ -45,6 +47,7 @@ func (realFactory) NewClients(cfg *rest.Config) (*Clients, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.WarningHandlerWithContext = contextWarnings{}
 	cfg.Wrap(logRequests)
+	cfg.Wrap(shareFirstConnection)
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the HTTP client for %s: %w", cfg.Host, err)

@@ -339,6 +339,15 @@ func (l *Lab) SetLatency(ctx context.Context, name string, d time.Duration) erro
 	})
 }
 
+// Connections is how many client connections the named cluster's proxy
+// accepted since it started.
+func (l *Lab) Connections(name string) (int64, error) {
+	if l.Cluster(name).Name == "" {
+		return 0, fmt.Errorf("the lab has no cluster %q", name)
+	}
+	return readConnectionsFile(filepath.Join(l.clusterDir(name), connectionsFile))
+}
+
 // update runs fn on the current state under the lab's lock and saves the
 // result, even when fn fails part way (the pids must not be lost).
 func (l *Lab) update(ctx context.Context, fn func(*state) error) error {
@@ -389,6 +398,9 @@ type ClusterStatus struct {
 	Ready bool
 	// Latency is the one-way delay of the proxy.
 	Latency time.Duration
+	// Connections is how many client connections the proxy accepted since
+	// it started.
+	Connections int64
 	// Region is the region of a member's nodes; empty on the host and in a
 	// plain lab.
 	Region string
@@ -434,6 +446,7 @@ func (l *Lab) Status(ctx context.Context) (Status, error) {
 			Latency:  time.Duration(cs.Latency),
 			Region:   cs.Region,
 		}
+		s.Clusters[i].Connections, _ = readConnectionsFile(filepath.Join(l.clusterDir(cs.Name), connectionsFile))
 		for _, comp := range append([]component{compAPIServer, compProxy}, controlComponents(st.Mode, st.isHost(cs.Name))...) {
 			pid := livePID(*cs.proc(comp))
 			s.Clusters[i].Components = append(s.Clusters[i].Components, ComponentStatus{Name: string(comp), PID: pid, RSS: residentBytes(pid)})

@@ -22,6 +22,11 @@ type proxy struct {
 	target  string
 	latency atomic.Int64 // one-way delay in nanoseconds
 
+	// accepted counts the client connections since the proxy started;
+	// onAccept, when set, is told the new count after each.
+	accepted atomic.Int64
+	onAccept func(n int64)
+
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
 	closed bool
@@ -59,6 +64,9 @@ func (p *proxy) Addr() string { return p.ln.Addr().String() }
 // now on, including on open connections.
 func (p *proxy) SetLatency(d time.Duration) { p.latency.Store(int64(max(d, 0))) }
 
+// Accepted is how many client connections the proxy accepted.
+func (p *proxy) Accepted() int64 { return p.accepted.Load() }
+
 // Latency returns the one-way delay.
 func (p *proxy) Latency() time.Duration { return time.Duration(p.latency.Load()) }
 
@@ -81,6 +89,9 @@ func (p *proxy) Serve() error {
 		if !p.track(c) {
 			c.Close()
 			return nil
+		}
+		if n := p.accepted.Add(1); p.onAccept != nil {
+			p.onAccept(n)
 		}
 		p.wg.Add(1)
 		go func() {

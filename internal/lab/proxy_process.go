@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -85,6 +86,15 @@ func proxyMain(args []string) int {
 		logger.Printf("latency %v each way", d)
 	}
 	reload()
+	connections := filepath.Join(filepath.Dir(*latencyFile), connectionsFile)
+	p.onAccept = func(n int64) {
+		if err := writeConnectionsFile(connections, n); err != nil {
+			logger.Printf("counting connections: %v", err)
+		}
+	}
+	if err := writeConnectionsFile(connections, 0); err != nil {
+		logger.Printf("counting connections: %v", err)
+	}
 	logger.Printf("forwarding %s to %s", p.Addr(), *target)
 
 	served := make(chan error, 1)
@@ -138,4 +148,29 @@ func readLatencyFile(path string) (time.Duration, error) {
 // writeLatencyFile stores d for the proxy to read.
 func writeLatencyFile(path string, d time.Duration) error {
 	return writeFileAtomic(path, []byte(d.String()+"\n"), 0o644)
+}
+
+// connectionsFile, next to the latency file, holds how many client
+// connections the proxy accepted since it started, so that a test or a
+// benchmark can tell whether clients reuse their connections.
+const connectionsFile = "connections"
+
+func writeConnectionsFile(path string, n int64) error {
+	return writeFileAtomic(path, []byte(strconv.FormatInt(n, 10)+"\n"), 0o644)
+}
+
+// readConnectionsFile reads a connections file; a missing one means none.
+func readConnectionsFile(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
 }

@@ -242,6 +242,16 @@ func TestProxyProcess(t *testing.T) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
 	c := dialWhenUp(t, addr, proc, filepath.Join(dir, proxyLog))
 	roundTrip(t, c, "no latency")
+	// dialWhenUp may have tried more than once; one more connection
+	// counts one more.
+	before, err := readConnectionsFile(filepath.Join(dir, connectionsFile))
+	if err != nil || before < 1 {
+		t.Fatalf("connections after the first: %d, %v", before, err)
+	}
+	roundTrip(t, dial(t, addr), "second connection")
+	if after, err := readConnectionsFile(filepath.Join(dir, connectionsFile)); err != nil || after != before+1 {
+		t.Errorf("connections after one more: %d, %v; want %d", after, err, before+1)
+	}
 
 	if err := writeLatencyFile(latFile, testLatency); err != nil {
 		t.Fatal(err)
