@@ -2,8 +2,13 @@
 # Times `apply` and a no-change `plan` of kubefed_federated_object on the lab,
 # with latency in front of every member, and prints a table:
 #
-#   1 object on 1, 3 and 6 member clusters, 20 and 50 objects on 3,
-#   1 and 20 objects on 12.
+#   1 object on 1, 3 and 6 member clusters; 20, 50 and 200 objects on 3;
+#   1, 20 and 200 objects on 12.
+#
+# For each it also reports the provider's peak resident memory during the
+# apply (read from /proc while it runs) and the state's size per object
+# and cluster. With BENCH_HOST_LATENCY set, every scenario runs a second
+# time with the host behind that latency too, in two more columns.
 #
 # The default lab has three members; the 6-cluster case registers each of
 # them twice, under two names, so every member receives each object twice.
@@ -14,6 +19,7 @@
 #   scripts/bench.sh                    Terraform 1.5.7, 40ms each way per member (80 ms round trips)
 #   BENCH_CLI=tofu scripts/bench.sh     OpenTofu
 #   BENCH_LATENCY=80ms scripts/bench.sh
+#   BENCH_HOST_LATENCY=40ms scripts/bench.sh  also with the host 80 ms away
 #   BENCH_SCENARIOS="20x3" scripts/bench.sh   objects x clusters, space-separated
 #
 # It enables the ConfigMap type and registers clusters named bench-*, and
@@ -23,6 +29,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 latency=${BENCH_LATENCY:-40ms}
+host_latency=${BENCH_HOST_LATENCY:-}
 work=$(mktemp -d)
 wide_dir=$work/lab-12
 wide_members=12
@@ -40,12 +47,32 @@ case ${BENCH_CLI:-terraform} in
   *) tf=$BENCH_CLI ;;
 esac
 
-# dev_overrides: the CLI runs the provider just built, with no init.
+# dev_overrides: the CLI runs the provider just built, with no init,
+# through a wrapper that records the provider's peak resident memory
+# (VmHWM, in KiB) in $work/rss when it exits.
+mkdir -p "$work/plugin"
+cat >"$work/plugin/terraform-provider-kubefed" <<WRAPPER
+#!/usr/bin/env bash
+"$root/bin/terraform-provider-kubefed" "\$@" &
+pid=\$!
+trap 'kill -TERM \$pid 2>/dev/null' TERM INT
+peak=0
+while kill -0 \$pid 2>/dev/null; do
+  now=\$(awk '/^VmHWM/ { print \$2 }' /proc/\$pid/status 2>/dev/null || true)
+  [ -n "\$now" ] && [ "\$now" -gt "\$peak" ] && peak=\$now
+  sleep 0.1
+done
+wait \$pid
+rc=\$?
+echo "\$peak" >>"$work/rss"
+exit \$rc
+WRAPPER
+chmod +x "$work/plugin/terraform-provider-kubefed"
 cat >"$work/cli.tfrc" <<RC
 provider_installation {
   dev_overrides {
-    "registry.terraform.io/tf-kubefed/kubefed" = "$root/bin"
-    "registry.opentofu.org/tf-kubefed/kubefed" = "$root/bin"
+    "registry.terraform.io/tf-kubefed/kubefed" = "$work/plugin"
+    "registry.opentofu.org/tf-kubefed/kubefed" = "$work/plugin"
   }
   direct {}
 }
@@ -58,7 +85,7 @@ members() {
 }
 
 restore() {
-  for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" 0s >/dev/null || true; done
+  for m in host $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" 0s >/dev/null || true; done
   if [ -d "$wide_dir" ]; then bin/kubefed-lab -dir "$wide_dir" down >/dev/null || true; fi
   rm -rf "$work"
 }
@@ -146,10 +173,35 @@ seconds() {
   echo "$end - $start" | bc
 }
 
+# peak_rss_mib prints the largest peak of the provider processes since the
+# last call, in MiB, and forgets them.
+peak_rss_mib() {
+  sort -n "$work/rss" | tail -n 1 | awk '{ printf "%.0f", $1 / 1024 }'
+  : >"$work/rss"
+}
+
+# state_bytes DIR OBJECTS CLUSTERS prints the state's size per object and
+# cluster, in bytes.
+state_bytes() {
+  local size
+  size=$(wc -c <"$1/terraform.tfstate")
+  echo "$size / ($2 * $3)" | bc
+}
+
+# timed_run DIR prints the seconds of an apply and of a no-change plan,
+# and leaves the applied objects in place.
+timed_run() {
+  local apply plan
+  apply=$(seconds "$tf" -chdir="$1" apply -auto-approve -input=false)
+  plan=$(seconds "$tf" -chdir="$1" plan -detailed-exitcode -input=false)
+  printf '%9.2f %9.2f' "$apply" "$plan"
+}
+
 for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" "$latency" >/dev/null; done
+: >"$work/rss"
 
 rows=()
-for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3 1x12 20x12}; do
+for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3 200x3 1x12 20x12 200x12}; do
   objects=${scenario%x*} clusters=${scenario#*x}
   run=o${objects}c${clusters}
   dir=$work/$run
@@ -159,14 +211,29 @@ for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3 1x12 20x12}; do
   "$tf" -chdir="$dir" apply -auto-approve -input=false \
     -target=kubefed_federated_type.configmaps -target=kubefed_federation_cluster.member >"$work/setup.log" 2>&1 ||
     { cat "$work/setup.log" >&2; exit 1; }
-  apply=$(seconds "$tf" -chdir="$dir" apply -auto-approve -input=false)
-  plan=$(seconds "$tf" -chdir="$dir" plan -detailed-exitcode -input=false)
-  rows+=("$(printf '%-8s %-9s %9.2f %9.2f' "$objects" "$clusters" "$apply" "$plan")")
+  : >"$work/rss"
+  near=$(timed_run "$dir")
+  rss=$(peak_rss_mib)
+  state=$(state_bytes "$dir" "$objects" "$clusters")
+  far=""
+  if [ -n "$host_latency" ]; then
+    # The same objects again, created anew, with the host far away.
+    "$tf" -chdir="$dir" destroy -auto-approve -input=false -target=kubefed_federated_object.config >"$work/destroy.log" 2>&1 ||
+      { cat "$work/destroy.log" >&2; exit 1; }
+    bin/kubefed-lab -dir "$lab" latency host "$host_latency" >/dev/null
+    far=$(timed_run "$dir")
+    bin/kubefed-lab -dir "$lab" latency host 0s >/dev/null
+  fi
+  rows+=("$(printf '%-8s %-9s %s %s %9s %9s' "$objects" "$clusters" "$near" "$far" "$rss" "$state")")
   "$tf" -chdir="$dir" destroy -auto-approve -input=false >"$work/destroy.log" 2>&1 ||
     { cat "$work/destroy.log" >&2; exit 1; }
 done
 
 echo
-echo "$("$tf" version | head -n 1), ${latency} on each member's proxy, $(nproc) CPUs"
-printf '%-8s %-9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s"
+echo "$("$tf" version | head -n 1), ${latency} on each member's proxy${host_latency:+ and ${host_latency} on the host proxy in the FAR columns}, $(nproc) CPUs"
+if [ -n "$host_latency" ]; then
+  printf '%-8s %-9s %9s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s" "FAR APPLY" "FAR PLAN" "RSS MiB" "STATE B"
+else
+  printf '%-8s %-9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s" "RSS MiB" "STATE B"
+fi
 printf '%s\n' "${rows[@]}"
