@@ -230,7 +230,7 @@ for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3 200x3 1x12 20x12 200x12
 done
 
 echo
-echo "$("$tf" version | head -n 1), ${latency} on each member's proxy${host_latency:+ and ${host_latency} on the host proxy in the FAR columns}, $(nproc) CPUs"
+echo "$("$tf" version | sed -n 1p), ${latency} on each member's proxy${host_latency:+ and ${host_latency} on the host proxy in the FAR columns}, $(nproc) CPUs"
 if [ -n "$host_latency" ]; then
   printf '%-8s %-9s %9s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s" "FAR APPLY" "FAR PLAN" "RSS MiB" "STATE B"
 else

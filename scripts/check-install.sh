@@ -27,7 +27,7 @@ mkdir -p "$HOME"
 make --no-print-directory install >/dev/null
 
 for cli in "${clis[@]}"; do
-  version=$("$cli" version | head -n 1)
+  version=$("$cli" version | sed -n 1p)
   case $version in
     OpenTofu*) registry=registry.opentofu.org ;;
     *)         registry=registry.terraform.io ;;

@@ -47,7 +47,7 @@ case ${1:-up} in
     bin/kubefed-lab -dir "$lab_dir" latency berlin 45ms
     kubefed_cli_config "$lab_dir/demo"
     tf=$(kubefed_cli)
-    echo "== $("$tf" version | head -n 1): init and apply of examples/three-regions"
+    echo "== $("$tf" version | sed -n 1p): init and apply of examples/three-regions"
     "$tf" -chdir="$example" init -input=false >/dev/null
     "$tf" -chdir="$example" apply -auto-approve -input=false -var "kubeconfig=$lab_dir/kubeconfig"
     table

@@ -32,7 +32,7 @@ go test -count=1 ./internal/lab/...
 # OpenTofu; "hashicorp" works with both CLIs.
 export TF_ACC=1 TF_ACC_PROVIDER_NAMESPACE=hashicorp
 for cli in "$tofu" "$terraform"; do
-  echo "== acceptance tests with $("$cli" version | head -n 1)"
+  echo "== acceptance tests with $("$cli" version | sed -n 1p)"
   TF_ACC_TERRAFORM_PATH=$cli go test -count=1 -timeout 40m -run '^TestAcc' ./internal/... ${TESTARGS:-}
 done
 
