@@ -86,15 +86,7 @@ func proxyMain(args []string) int {
 		logger.Printf("latency %v each way", d)
 	}
 	reload()
-	connections := filepath.Join(filepath.Dir(*latencyFile), connectionsFile)
-	p.onAccept = func(n int64) {
-		if err := writeConnectionsFile(connections, n); err != nil {
-			logger.Printf("counting connections: %v", err)
-		}
-	}
-	if err := writeConnectionsFile(connections, 0); err != nil {
-		logger.Printf("counting connections: %v", err)
-	}
+	countConnections(p, filepath.Join(filepath.Dir(*latencyFile), connectionsFile), logger)
 	logger.Printf("forwarding %s to %s", p.Addr(), *target)
 
 	served := make(chan error, 1)
@@ -154,6 +146,17 @@ func writeLatencyFile(path string, d time.Duration) error {
 // connections the proxy accepted since it started, so that a test or a
 // benchmark can tell whether clients reuse their connections.
 const connectionsFile = "connections"
+
+// countConnections keeps the count of p's connections in path, from 0.
+func countConnections(p *proxy, path string, logger *log.Logger) {
+	write := func(n int64) {
+		if err := writeConnectionsFile(path, n); err != nil {
+			logger.Printf("counting connections: %v", err)
+		}
+	}
+	write(0)
+	p.onAccept = write
+}
 
 func writeConnectionsFile(path string, n int64) error {
 	return writeFileAtomic(path, []byte(strconv.FormatInt(n, 10)+"\n"), 0o644)
