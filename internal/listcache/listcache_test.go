@@ -216,7 +216,7 @@ func TestGet_concurrentReadersShareOneList(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			if _, found, err := c.Get(context.Background(), scope, src, name); err != nil || !found {
-				errs <- fmt.Errorf("Get(%q) = %v, %v", name, found, err)
+				errs <- fmt.Errorf("Get(%q) = %v: %w", name, found, err)
 			}
 		}()
 	}
