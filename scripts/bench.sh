@@ -5,9 +5,10 @@
 #   1 object on 1, 3 and 6 member clusters; 20, 50 and 200 objects on 3;
 #   1, 20 and 200 objects on 12.
 #
-# For each it also reports the provider's peak resident memory during the
-# apply (read from /proc while it runs) and the state's size per object
-# and cluster. With BENCH_HOST_LATENCY set, every scenario runs a second
+# For each it also reports the CPU seconds the provider used in the plan
+# (less sensitive than the plan's duration to other work on the machine),
+# its peak resident memory (both read from /proc while it runs) and the
+# state's size per object and cluster. With BENCH_HOST_LATENCY set, every scenario runs a second
 # time with the host behind that latency too, in two more columns.
 #
 # The default lab has three members; the 6-cluster case registers each of
@@ -21,6 +22,7 @@
 #   BENCH_LATENCY=80ms scripts/bench.sh
 #   BENCH_HOST_LATENCY=40ms scripts/bench.sh  also with the host 80 ms away
 #   BENCH_SCENARIOS="20x3" scripts/bench.sh   objects x clusters, space-separated
+#   BENCH_PROVIDER=/tmp/old scripts/bench.sh  times that build of the provider instead
 #
 # It enables the ConfigMap type and registers clusters named bench-*, and
 # destroys them at the end: do not run it while acceptance tests run.
@@ -40,6 +42,7 @@ export KUBEFED_LAB_KUBE_SCHEDULER=${KUBEFED_LAB_KUBE_SCHEDULER:-$(scripts/tool.s
 export KUBEFED_LAB_KWOK=${KUBEFED_LAB_KWOK:-$(scripts/tool.sh kwok)}
 go build -o bin/kubefed-lab ./cmd/kubefed-lab
 go build -o bin/terraform-provider-kubefed .
+provider=${BENCH_PROVIDER:-$root/bin/terraform-provider-kubefed}
 bin/kubefed-lab -dir "$lab_dir" up >/dev/null
 case ${BENCH_CLI:-terraform} in
   tofu) tf=$(scripts/tool.sh tofu) ;;
@@ -49,22 +52,25 @@ esac
 
 # dev_overrides: the CLI runs the provider just built, with no init,
 # through a wrapper that records the provider's peak resident memory
-# (VmHWM, in KiB) in $work/rss when it exits.
+# (VmHWM, in KiB) in $work/rss and the CPU time it used (user and system,
+# in clock ticks, as last seen) in $work/cpu when it exits.
 mkdir -p "$work/plugin"
 cat >"$work/plugin/terraform-provider-kubefed" <<WRAPPER
 #!/usr/bin/env bash
-"$root/bin/terraform-provider-kubefed" "\$@" &
+"$provider" "\$@" &
 pid=\$!
 trap 'kill -TERM \$pid 2>/dev/null' TERM INT
-peak=0
+peak=0 ticks=0
 while kill -0 \$pid 2>/dev/null; do
   now=\$(awk '/^VmHWM/ { print \$2 }' /proc/\$pid/status 2>/dev/null || true)
   [ -n "\$now" ] && [ "\$now" -gt "\$peak" ] && peak=\$now
+  if read -r -a stat </proc/\$pid/stat 2>/dev/null; then ticks=\$(( stat[13] + stat[14] )); fi
   sleep 0.1
 done
 wait \$pid
 rc=\$?
 echo "\$peak" >>"$work/rss"
+echo "\$ticks" >>"$work/cpu"
 exit \$rc
 WRAPPER
 chmod +x "$work/plugin/terraform-provider-kubefed"
@@ -188,17 +194,26 @@ state_bytes() {
   echo "$size / ($2 * $3)" | bc
 }
 
+# plan_cpu_seconds prints the CPU time of the provider processes since the
+# last call, in seconds, and forgets them.
+plan_cpu_seconds() {
+  awk -v hz="$(getconf CLK_TCK)" '{ sum += $1 } END { printf "%.2f", sum / hz }' "$work/cpu"
+  : >"$work/cpu"
+}
+
 # timed_run DIR prints the seconds of an apply and of a no-change plan,
-# and leaves the applied objects in place.
+# and leaves the applied objects in place, and in $work/cpu the CPU time
+# of the provider processes of that plan.
 timed_run() {
   local apply plan
   apply=$(seconds "$tf" -chdir="$1" apply -auto-approve -input=false)
+  : >"$work/cpu"
   plan=$(seconds "$tf" -chdir="$1" plan -detailed-exitcode -input=false)
   printf '%9.2f %9.2f' "$apply" "$plan"
 }
 
 for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" "$latency" >/dev/null; done
-: >"$work/rss"
+: >"$work/rss" >"$work/cpu"
 
 rows=()
 for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3 200x3 1x12 20x12 200x12}; do
@@ -213,6 +228,7 @@ for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3 200x3 1x12 20x12 200x12
     { cat "$work/setup.log" >&2; exit 1; }
   : >"$work/rss"
   near=$(timed_run "$dir")
+  cpu=$(plan_cpu_seconds)
   rss=$(peak_rss_mib)
   state=$(state_bytes "$dir" "$objects" "$clusters")
   far=""
@@ -224,7 +240,7 @@ for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3 200x3 1x12 20x12 200x12
     far=$(timed_run "$dir")
     bin/kubefed-lab -dir "$lab" latency host 0s >/dev/null
   fi
-  rows+=("$(printf '%-8s %-9s %s %s %9s %9s' "$objects" "$clusters" "$near" "$far" "$rss" "$state")")
+  rows+=("$(printf '%-8s %-9s %s %s %9s %9s %9s' "$objects" "$clusters" "$near" "$far" "$cpu" "$rss" "$state")")
   "$tf" -chdir="$dir" destroy -auto-approve -input=false >"$work/destroy.log" 2>&1 ||
     { cat "$work/destroy.log" >&2; exit 1; }
 done
@@ -232,8 +248,8 @@ done
 echo
 echo "$("$tf" version | sed -n 1p), ${latency} on each member's proxy${host_latency:+ and ${host_latency} on the host proxy in the FAR columns}, $(nproc) CPUs"
 if [ -n "$host_latency" ]; then
-  printf '%-8s %-9s %9s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s" "FAR APPLY" "FAR PLAN" "RSS MiB" "STATE B"
+  printf '%-8s %-9s %9s %9s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s" "FAR APPLY" "FAR PLAN" "PLAN CPU" "RSS MiB" "STATE B"
 else
-  printf '%-8s %-9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s" "RSS MiB" "STATE B"
+  printf '%-8s %-9s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s" "PLAN CPU" "RSS MiB" "STATE B"
 fi
 printf '%s\n' "${rows[@]}"

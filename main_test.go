@@ -1,0 +1,27 @@
+package main
+
+import "testing"
+
+func TestLogsDiscarded(t *testing.T) {
+	cases := []struct {
+		name    string
+		environ []string
+		want    bool
+	}{
+		{"no variables", nil, true},
+		{"unrelated variables", []string{"HOME=/root", "TF_IN_AUTOMATION=1", "PATH=/bin"}, true},
+		{"TF_LOG set", []string{"TF_LOG=DEBUG"}, false},
+		{"only the provider's level", []string{"TF_LOG_PROVIDER=INFO"}, false},
+		{"only this provider's level", []string{"TF_LOG_PROVIDER_KUBEFED=TRACE"}, false},
+		{"a log file alone", []string{"TF_LOG_PATH=/tmp/tf.log"}, false},
+		{"set but empty", []string{"TF_LOG="}, true},
+		{"a value that names TF_LOG", []string{"NOTE=TF_LOG=DEBUG"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := logsDiscarded(tc.environ); got != tc.want {
+				t.Errorf("logsDiscarded(%q) = %v, want %v", tc.environ, got, tc.want)
+			}
+		})
+	}
+}
