@@ -2,8 +2,9 @@
 # Checks the examples and the guides against the provider as built from this
 # tree, with one CLI (KUBEFED_EXAMPLES_CLI, else the pinned OpenTofu):
 #
-# - every example of examples/provider, examples/data-sources and
-#   examples/resources validates against the provider's schema;
+# - every example is formatted, and each of examples/provider,
+#   examples/data-sources and examples/resources validates against the
+#   provider's schema (with its import-by-string-id.tf import blocks);
 # - examples/three-regions (with the module it uses) plans against the lab;
 # - every guide in templates/guides is one configuration: its ```terraform
 #   blocks, in the order they appear, concatenated, must be formatted, init,
@@ -37,6 +38,8 @@ guides=("$@")
 [ ${#guides[@]} -gt 0 ] || guides=($(ls templates/guides | sed -n 's/\.md\.tmpl$//p'))
 example_dirs=(examples/provider examples/data-sources/* examples/resources/*)
 [ $# -eq 0 ] || example_dirs=()
+
+[ $# -gt 0 ] || "$tf" fmt -check -diff -recursive examples || { echo "examples are not formatted as \`fmt\` would"; exit 1; }
 
 # Snippets name no provider source; each is checked beside one that does.
 for dir in "${example_dirs[@]}"; do
