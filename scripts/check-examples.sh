@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
-# Checks the examples against the provider as built from this tree: every
-# example validates against the provider's schema, and examples/three-regions
-# (with the module it uses) plans against the running lab.
+# Checks the examples and the guides against the provider as built from this
+# tree, with one CLI (KUBEFED_EXAMPLES_CLI, else the pinned OpenTofu):
+#
+# - every example is formatted, and each of examples/provider,
+#   examples/data-sources and examples/resources validates against the
+#   provider's schema (with its import-by-string-id.tf import blocks);
+# - examples/three-regions (with the module it uses) plans against the lab;
+# - every guide in templates/guides is one configuration: its ```terraform
+#   blocks, in the order they appear, concatenated, must be formatted, init,
+#   validate and plan against the lab. The configuration reads the lab's
+#   kubeconfig from var.kubeconfig (set here through TF_VAR_kubeconfig) and
+#   lives in a directory of examples/, so `../modules/regional-app` is the
+#   module of this repository. A piece of HCL that cannot plan on its own
+#   (one attribute of a block shown elsewhere, a CLI's backend) is fenced
+#   ```hcl instead, and the guide's text says what it belongs to.
+#
+# With guide names as arguments (getting-started ...), it checks those guides
+# only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -10,12 +25,24 @@ lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Guides left out of the check, each with the reason.
+#   migrating-from-kubefed: being rewritten; its HCL is not a configuration yet.
+unchecked_guides=(migrating-from-kubefed)
+
 go build -o bin/terraform-provider-kubefed .
 kubefed_cli_config "$work"
 tf=${KUBEFED_EXAMPLES_CLI:-$(scripts/tool.sh tofu)}
+echo "== examples and guides with $("$tf" version | sed -n 1p)"
+
+guides=("$@")
+[ ${#guides[@]} -gt 0 ] || guides=($(ls templates/guides | sed -n 's/\.md\.tmpl$//p'))
+example_dirs=(examples/provider examples/data-sources/* examples/resources/*)
+[ $# -eq 0 ] || example_dirs=()
+
+[ $# -gt 0 ] || "$tf" fmt -check -diff -recursive examples || { echo "examples are not formatted as \`fmt\` would"; exit 1; }
 
 # Snippets name no provider source; each is checked beside one that does.
-for dir in examples/provider examples/data-sources/* examples/resources/*; do
+for dir in "${example_dirs[@]}"; do
   copy=$work/$(echo "$dir" | tr / -)
   mkdir -p "$copy"
   cp "$dir"/*.tf "$copy"/
@@ -32,9 +59,37 @@ TF
 done
 
 cp -r examples "$work/examples"
-demo=$work/examples/three-regions
-"$tf" -chdir="$demo" init -input=false >"$demo/init.log" 2>&1 || { cat "$demo/init.log"; exit 1; }
-"$tf" -chdir="$demo" plan -no-color -input=false -var "kubeconfig=$lab_dir/kubeconfig" >"$demo/plan.log" 2>&1 ||
-  { cat "$demo/plan.log"; echo "examples/three-regions does not plan against the lab"; exit 1; }
-grep -q "10 to add" "$demo/plan.log" || { cat "$demo/plan.log"; echo "examples/three-regions: unexpected plan"; exit 1; }
-echo "ok   examples/three-regions plans against the lab"
+export TF_VAR_kubeconfig=$lab_dir/kubeconfig
+
+# plans DIR WHAT: init and plan the configuration in DIR against the lab.
+plans() {
+  local dir=$1 what=$2
+  "$tf" -chdir="$dir" init -input=false -no-color >"$dir/init.log" 2>&1 || { cat "$dir/init.log"; echo "$what does not init"; exit 1; }
+  "$tf" -chdir="$dir" validate -no-color >"$dir/validate.log" 2>&1 || { cat "$dir/validate.log"; echo "$what does not validate"; exit 1; }
+  "$tf" -chdir="$dir" plan -no-color -input=false >"$dir/plan.log" 2>&1 ||
+    { cat "$dir/plan.log"; echo "$what does not plan against the lab"; exit 1; }
+}
+
+if [ $# -eq 0 ]; then
+  demo=$work/examples/three-regions
+  plans "$demo" examples/three-regions
+  grep -q "10 to add" "$demo/plan.log" || { cat "$demo/plan.log"; echo "examples/three-regions: unexpected plan"; exit 1; }
+  echo "ok   examples/three-regions plans against the lab"
+fi
+
+for name in "${guides[@]}"; do
+  guide=templates/guides/$name.md.tmpl
+  [ -f "$guide" ] || { echo "no guide $guide"; exit 1; }
+  if [[ " ${unchecked_guides[*]} " == *" $name "* ]]; then
+    echo "skip $guide (in unchecked_guides)"
+    continue
+  fi
+  dir=$work/examples/guide-$name
+  mkdir -p "$dir"
+  awk '/^```terraform[[:space:]]*$/ { inside = 1; next } /^```/ { if (inside) print ""; inside = 0; next } inside' \
+    "$guide" >"$dir/main.tf"
+  [ -s "$dir/main.tf" ] || { echo "$guide has no \`\`\`terraform block: fence its configuration so, or list it in unchecked_guides"; exit 1; }
+  "$tf" fmt -check -diff "$dir/main.tf" >"$dir/fmt.log" 2>&1 || { cat "$dir/fmt.log"; echo "$guide: its HCL is not formatted as \`fmt\` would"; exit 1; }
+  plans "$dir" "$guide"
+  echo "ok   $guide plans against the lab ($(grep -o 'Plan: .*' "$dir/plan.log" || echo 'no changes'))"
+done

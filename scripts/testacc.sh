@@ -46,8 +46,9 @@ if newer=$(command -v terraform) && [ "$newer" != "$terraform" ]; then
   fi
 fi
 
-echo "== examples"
-scripts/check-examples.sh
+for cli in "$tofu" "$terraform"; do
+  KUBEFED_EXAMPLES_CLI=$cli scripts/check-examples.sh
+done
 
 echo "== make install, as the README's Install section says"
 scripts/check-install.sh "$tofu" "$terraform"

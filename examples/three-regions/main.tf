@@ -1,9 +1,11 @@
 # The federation of the demo: three regions registered in the host, three
 # types enabled, and one regional app spread over them.
 terraform {
+  required_version = ">= 1.5.0"
   required_providers {
     kubefed = {
-      source = "tf-kubefed/kubefed"
+      source  = "tf-kubefed/kubefed"
+      version = ">= 0.0.1, < 1.0.0"
     }
   }
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -105,6 +106,48 @@ func NewWorkspace(t testing.TB) *Workspace {
 	}
 	return &Workspace{t: t, Dir: dir, cli: cli,
 		env: append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")}
+}
+
+// MirrorVersion is the version under which NewMirrorWorkspace offers this
+// tree's provider.
+const MirrorVersion = "0.0.1"
+
+// NewMirrorWorkspace prepares an empty workspace whose CLI installs this
+// tree's provider with `init`, from a local mirror under both registries'
+// host names: the workspace of a configuration that must be initialised,
+// such as one with a backend.
+func NewMirrorWorkspace(t testing.TB) *Workspace {
+	t.Helper()
+	w := NewWorkspace(t)
+	binary, err := os.ReadFile(ProviderBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirror := filepath.Join(w.Dir, ".mirror")
+	ours := []string{"registry.terraform.io/tf-kubefed/kubefed", "registry.opentofu.org/tf-kubefed/kubefed"}
+	for _, address := range ours {
+		dir := filepath.Join(mirror, address, MirrorVersion, runtime.GOOS+"_"+runtime.GOARCH)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "terraform-provider-kubefed_v"+MirrorVersion), binary, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := fmt.Sprintf(`provider_installation {
+  filesystem_mirror {
+    path    = %q
+    include = [%q, %q]
+  }
+  direct {
+    exclude = [%q, %q]
+  }
+}
+`, mirror, ours[0], ours[1], ours[0], ours[1])
+	if err := os.WriteFile(filepath.Join(w.Dir, "cli.tfrc"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
 
 // Write replaces the workspace's configuration; it names the provider's

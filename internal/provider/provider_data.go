@@ -116,7 +116,8 @@ func (d *providerData) registry(ctx context.Context) (*registry.Registry, error)
 
 // bootstrappedRegistry is registry after making sure, once per provider
 // instance, that the host has the federation namespace and CRDs. Only
-// writes call it, so a plan never changes the host.
+// writes call it, so a plan changes nothing in the host but the health its
+// refreshes record.
 func (d *providerData) bootstrappedRegistry(ctx context.Context) (*registry.Registry, error) {
 	reg, err := d.registry(ctx)
 	if err != nil {

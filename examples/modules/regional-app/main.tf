@@ -1,9 +1,11 @@
 # A "regional app": a namespace, a ConfigMap with per-region settings and a
 # Deployment whose replicas a scheduling preference spreads across clusters.
 terraform {
+  required_version = ">= 1.5.0"
   required_providers {
     kubefed = {
-      source = "tf-kubefed/kubefed"
+      source  = "tf-kubefed/kubefed"
+      version = ">= 0.0.1"
     }
   }
 }

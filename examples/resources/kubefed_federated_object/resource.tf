@@ -1,6 +1,18 @@
+resource "kubefed_federated_type" "namespaces" {
+  target_api_version = "v1"
+  target_kind        = "Namespace"
+}
+
 resource "kubefed_federated_type" "deployments" {
   target_api_version = "apps/v1"
   target_kind        = "Deployment"
+}
+
+# The namespace goes to the same clusters first.
+resource "kubefed_federated_object" "web_namespace" {
+  type      = kubefed_federated_type.namespaces.name
+  template  = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = "web" } })
+  placement = { cluster_selector = { match_labels = { tier = "gold" } } }
 }
 
 # One Deployment on every cluster labelled tier = gold, with a different
@@ -39,4 +51,6 @@ resource "kubefed_federated_object" "web" {
       patches = [{ path = "/spec/replicas", value = jsonencode(5) }]
     }
   ]
+
+  depends_on = [kubefed_federated_object.web_namespace]
 }

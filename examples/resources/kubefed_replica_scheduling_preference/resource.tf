@@ -1,3 +1,19 @@
+resource "kubefed_federated_type" "namespaces" {
+  target_api_version = "v1"
+  target_kind        = "Namespace"
+}
+
+resource "kubefed_federated_type" "deployments" {
+  target_api_version = "apps/v1"
+  target_kind        = "Deployment"
+}
+
+resource "kubefed_federated_object" "shop" {
+  type      = kubefed_federated_type.namespaces.name
+  template  = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = "shop" } })
+  placement = { cluster_selector = {} }
+}
+
 # 9 replicas of shop/web across the regions: Berlin at most 2, the US clusters
 # weighted twice as heavy. The split is computed at plan time; clusters that are
 # not ready get nothing and their share moves to the others.
@@ -15,7 +31,7 @@ resource "kubefed_replica_scheduling_preference" "web" {
 # The counts reach the members through the federated object of the same
 # namespace and name: its plan shows spec.replicas for each cluster.
 resource "kubefed_federated_object" "web" {
-  type = "deployments.apps"
+  type = kubefed_federated_type.deployments.name
   template = yamlencode({
     apiVersion = "apps/v1"
     kind       = "Deployment"
@@ -29,6 +45,7 @@ resource "kubefed_federated_object" "web" {
     }
   })
   cluster_replicas = kubefed_replica_scheduling_preference.web.replicas
+  depends_on       = [kubefed_federated_object.shop]
 }
 
 # 12 replicas of shop/api where they fit: each member's nodes and pods are read
@@ -70,7 +87,8 @@ resource "kubefed_replica_scheduling_preference" "api" {
 }
 
 resource "kubefed_federated_object" "api" {
-  type             = "deployments.apps"
+  type             = kubefed_federated_type.deployments.name
   template         = local.api
   cluster_replicas = kubefed_replica_scheduling_preference.api.replicas
+  depends_on       = [kubefed_federated_object.shop]
 }
