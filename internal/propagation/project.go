@@ -36,7 +36,7 @@ import (
 //   - an empty or zero value the server leaves out (false, 0, "", {}, []);
 //   - a Secret's stringData, which the server moves into data.
 func Project(live, applied map[string]any) map[string]any {
-	out := projectMap(live, applied, shapeOf(applied), func(key string) bool {
+	out := projectMap(live, applied, listShape(applied), func(key string) bool {
 		// Metadata and a ConfigMap's or Secret's payload are opaque strings:
 		// no quantity equivalence applies there.
 		return key == "metadata" || key == "data" || key == "stringData" || key == "binaryData"
@@ -45,6 +45,31 @@ func Project(live, applied map[string]any) map[string]any {
 		foldStringData(out, live, applied)
 	}
 	return out
+}
+
+// listShape is the shape of applied where it has lists, the only values
+// the shape decides for. An object without lists (most ConfigMaps and
+// Secrets) takes the zero shape, and the schema of the built-in kinds,
+// which takes a tenth of a second to load, is not loaded for it.
+func listShape(applied map[string]any) shape {
+	if !containsList(applied) {
+		return shape{}
+	}
+	return shapeOf(applied)
+}
+
+func containsList(v any) bool {
+	switch v := v.(type) {
+	case []any:
+		return true
+	case map[string]any:
+		for _, e := range v {
+			if containsList(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func notOpaque(string) bool { return false }
