@@ -102,12 +102,22 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"template": schema.StringAttribute{
-				Required:   true,
+				Optional:   true,
 				CustomType: templateType{},
 				Description: "The object to federate: one YAML or JSON document (`yamlencode(...)`, `jsonencode(...)` or `file(...)`) " +
 					"with `apiVersion`, `kind`, `metadata.name` and, for namespaced types, `metadata.namespace`. Documents are " +
 					"compared decoded: a change of formatting alone changes no `rendered` object, so no cluster is touched, and " +
-					"reading a template back never shows its formatting as drift.",
+					"reading a template back never shows its formatting as drift. The plan shows it in clear text: a Secret is " +
+					"refused here and goes in `sensitive_template`. Exactly one of the two is set.",
+				Validators: []validator.String{stringvalidator.ExactlyOneOf(path.MatchRoot("sensitive_template"))},
+			},
+			"sensitive_template": schema.StringAttribute{
+				Optional:   true,
+				Sensitive:  true,
+				CustomType: templateType{},
+				Description: "The object to federate, as `template`, but hidden from the CLI's output (plan, apply, `show`): required " +
+					"for a Secret, and right for any object whose template holds credentials. It is stored in the state in clear " +
+					"text, as every sensitive value is; `rendered` shows digests of a Secret's values.",
 			},
 			"placement": schema.SingleNestedAttribute{
 				Optional: true,
@@ -302,6 +312,7 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
 	// The first half of a replacement leaves the object where the second
 	// half re-applies it, and the host's record for it to take over.
 	staying, replaced := replacedBy(ctx, req.Private, state.ID.ValueString())
@@ -371,6 +382,7 @@ func (r *federatedObjectResource) ImportState(ctx context.Context, req resource.
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("type"), parts[0])...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("deletion_policy"), deletionDelete)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_conflicts"), false)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("retain_replicas"), false)...)
 }
 
 // priorObject is the state a plan starts from, or nil for a create.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -38,8 +37,9 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	if !ok {
 		return false
 	}
+	defer redactDiagnostics(diags, in.secrets)
 	if prior == nil {
-		r.data.claimCreate(objectKey(in.id), in.object.String(), path.Root("template"), diags)
+		r.data.claimCreate(objectKey(in.id), in.object.String(), in.templateAt, diags)
 		if !r.data.run.Replacing(objectKey(in.id)) {
 			r.refuseExisting(ctx, in, diags)
 		}
@@ -52,6 +52,10 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	spec := r.startSpecWrite(ctx, in, prior == nil)
 	outcomes, seen := r.rollOut(ctx, in, snapshot, input, ops, diags)
 	record := reconcile.Fold(input, ops, outcomes)
+	for cluster, s := range record.Status {
+		s.Message = redact(s.Message, in.secrets)
+		record.Status[cluster] = s
+	}
 	plan.Rendered = stringMap(record.Held)
 	plan.ClusterStatus = statusValue(record.Status, diags)
 	r.observeTheRest(ctx, in, snapshot, record, seen)

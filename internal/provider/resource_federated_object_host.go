@@ -25,8 +25,10 @@ func refreshFromHost(ctx context.Context, m *federatedObjectModel, in *objectInp
 	var err error
 	if !sameJSON(want.Template, host.Template) {
 		_, namespace, name := splitObjectID(m.ID.ValueString())
-		if m.Template, err = templateFromHost(in.ft, namespace, name, host.Template); err != nil {
+		if template, err := templateFromHost(in.ft, namespace, name, host.Template); err != nil {
 			diags.AddError("Cannot read the federated object's template from the host", err.Error())
+		} else {
+			m.setTemplate(template, !m.SensitiveTemplate.IsNull())
 		}
 	}
 	if !sameJSON(want.Placement, host.Placement) {

@@ -26,8 +26,13 @@ type objectInputs struct {
 	identity federation.Identity
 	object   propagation.Object
 	renderer *federation.Renderer
-	orphan   bool
-	force    bool
+	// templateAt is the attribute that holds the template.
+	templateAt path.Path
+	// secrets are the Secret's values, taken out of every message shown;
+	// nil for other kinds.
+	secrets []string
+	orphan  bool
+	force   bool
 	// retain leaves spec.replicas to the members that hold the object.
 	retain bool
 	// waiter says what apply waits for on each cluster it writes to.
@@ -60,20 +65,21 @@ func (r *federatedObjectResource) inputs(ctx context.Context, m *federatedObject
 		return nil, diags
 	}
 	renderer, err := federation.NewRenderer(federation.RenderSpec{
-		Template:     m.Template.ValueString(),
+		Template:     m.template().ValueString(),
 		Namespaced:   ft.Target.Namespaced,
 		Overrides:    cfg.overrides,
 		IgnoreFields: cfg.ignoreFields,
 	})
 	if err != nil {
-		addRenderError(&diags, err)
+		addRenderError(&diags, m.templateAt(), err)
 		return nil, diags
 	}
 	in := &objectInputs{objectConfig: cfg, ft: *ft, renderer: renderer, identity: renderer.Identity(),
+		templateAt: m.templateAt(), secrets: renderer.SecretValues(),
 		orphan: m.DeletionPolicy.ValueString() == deletionOrphan,
 		force:  m.ForceConflicts.ValueBool(), retain: m.RetainReplicas.ValueBool()}
 	if err := in.locate(m.Type.ValueString()); err != nil {
-		diags.AddAttributeError(path.Root("template"), "Template does not match the type", err.Error())
+		diags.AddAttributeError(m.templateAt(), "Template does not match the type", err.Error())
 		return nil, diags
 	}
 	if err := in.rolloutInputs(ctx, m); err != nil {
@@ -196,8 +202,9 @@ func addInputError(diags *diag.Diagnostics, err error) {
 	diags.AddError("Invalid configuration", err.Error())
 }
 
-// addRenderError reports an engine error at the attribute that caused it.
-func addRenderError(diags *diag.Diagnostics, err error) {
+// addRenderError reports an engine error at the attribute that caused it:
+// an override, or else the template, at templateAt.
+func addRenderError(diags *diag.Diagnostics, templateAt path.Path, err error) {
 	var override *federation.OverrideError
 	if errors.As(err, &override) {
 		at := path.Root("overrides").AtListIndex(override.Rule)
@@ -207,5 +214,5 @@ func addRenderError(diags *diag.Diagnostics, err error) {
 		diags.AddAttributeError(at, "Invalid override", err.Error())
 		return
 	}
-	diags.AddAttributeError(path.Root("template"), "Invalid template", err.Error())
+	diags.AddAttributeError(templateAt, "Invalid template", err.Error())
 }

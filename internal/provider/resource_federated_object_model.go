@@ -18,24 +18,53 @@ import (
 // are kept as framework values, so that a plan whose parts are only known at
 // apply still decodes; objectConfig turns them into plain Go once known.
 type federatedObjectModel struct {
-	ID              types.String   `tfsdk:"id"`
-	Type            types.String   `tfsdk:"type"`
-	Template        templateValue  `tfsdk:"template"`
-	Placement       types.Object   `tfsdk:"placement"`
-	Overrides       types.List     `tfsdk:"overrides"`
-	ClusterReplicas types.Map      `tfsdk:"cluster_replicas"`
-	DeletionPolicy  types.String   `tfsdk:"deletion_policy"`
-	ForceConflicts  types.Bool     `tfsdk:"force_conflicts"`
-	RetainReplicas  types.Bool     `tfsdk:"retain_replicas"`
-	IgnoreFields    types.List     `tfsdk:"ignore_fields"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
-	Wait            types.Object   `tfsdk:"wait"`
-	RolloutStrategy types.Object   `tfsdk:"rollout_strategy"`
-	PlacedClusters  types.Set      `tfsdk:"placed_clusters"`
-	Rendered        types.Map      `tfsdk:"rendered"`
-	ClusterStatus   types.Map      `tfsdk:"cluster_status"`
-	RolloutPlan     types.List     `tfsdk:"rollout_plan"`
-	ClusterHealth   types.Map      `tfsdk:"cluster_health"`
+	ID       types.String  `tfsdk:"id"`
+	Type     types.String  `tfsdk:"type"`
+	Template templateValue `tfsdk:"template"`
+	// SensitiveTemplate is the template of a Secret, which the CLI hides.
+	SensitiveTemplate templateValue  `tfsdk:"sensitive_template"`
+	Placement         types.Object   `tfsdk:"placement"`
+	Overrides         types.List     `tfsdk:"overrides"`
+	ClusterReplicas   types.Map      `tfsdk:"cluster_replicas"`
+	DeletionPolicy    types.String   `tfsdk:"deletion_policy"`
+	ForceConflicts    types.Bool     `tfsdk:"force_conflicts"`
+	RetainReplicas    types.Bool     `tfsdk:"retain_replicas"`
+	IgnoreFields      types.List     `tfsdk:"ignore_fields"`
+	Timeouts          timeouts.Value `tfsdk:"timeouts"`
+	Wait              types.Object   `tfsdk:"wait"`
+	RolloutStrategy   types.Object   `tfsdk:"rollout_strategy"`
+	PlacedClusters    types.Set      `tfsdk:"placed_clusters"`
+	Rendered          types.Map      `tfsdk:"rendered"`
+	ClusterStatus     types.Map      `tfsdk:"cluster_status"`
+	RolloutPlan       types.List     `tfsdk:"rollout_plan"`
+	ClusterHealth     types.Map      `tfsdk:"cluster_health"`
+}
+
+// templateAt is the attribute that holds the template: sensitive_template
+// when it is set, template otherwise.
+func (m *federatedObjectModel) templateAt() path.Path {
+	if !m.SensitiveTemplate.IsNull() {
+		return path.Root("sensitive_template")
+	}
+	return path.Root("template")
+}
+
+// template is the value of the attribute that holds the template.
+func (m *federatedObjectModel) template() templateValue {
+	if !m.SensitiveTemplate.IsNull() {
+		return m.SensitiveTemplate
+	}
+	return m.Template
+}
+
+// setTemplate puts a template read from the host in sensitive_template or
+// in template, and clears the other.
+func (m *federatedObjectModel) setTemplate(v templateValue, sensitive bool) {
+	null := templateValue{StringValue: types.StringNull()}
+	m.Template, m.SensitiveTemplate = v, null
+	if sensitive {
+		m.Template, m.SensitiveTemplate = null, v
+	}
 }
 
 type placementModel struct {

@@ -51,6 +51,10 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
+	if refuseSecretInClear(&resp.Diagnostics, &plan, in.ft.Name(), in.identity, in.overrides); resp.Diagnostics.HasError() {
+		return
+	}
 	in.seen = seenAtRead(ctx, req.Private)
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
@@ -74,7 +78,7 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 	if prior != nil && !prior.ID.IsNull() && prior.ID.ValueString() != in.id {
 		// Another object: the old one must go from every cluster.
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("template"))
+		resp.RequiresReplace = append(resp.RequiresReplace, in.templateAt)
 	}
 	plan.ID = types.StringValue(in.id)
 	plan.PlacedClusters = stringSet(out.placed)
@@ -111,7 +115,7 @@ func (r *federatedObjectResource) refuseExisting(ctx context.Context, in *object
 	if namespace != "" {
 		what = in.ft.Federated.Kind + " " + namespace + "/" + name
 	}
-	refuseExisting(ctx, lookup, what, in.id, path.Root("template"), diags)
+	refuseExisting(ctx, lookup, what, in.id, in.templateAt, diags)
 }
 
 // unknownReason says why placement and rendering wait for apply, or is
@@ -292,12 +296,12 @@ func (r *federatedObjectResource) renderPlaced(ctx context.Context, in *objectIn
 		_, holds := prior[name]
 		rendered, err := in.render(federation.Cluster{Name: name, Labels: c.Labels}, holds)
 		if err != nil {
-			addRenderError(diags, err)
+			addRenderError(diags, in.templateAt, err)
 			return out
 		}
 		if !warned {
 			for _, w := range rendered.Warnings {
-				diags.AddAttributeWarning(path.Root("template"), "Template field dropped", w)
+				diags.AddAttributeWarning(in.templateAt, "Template field dropped", w)
 			}
 			warned = true
 		}
@@ -442,7 +446,7 @@ func addDryRunError(diags *diag.Diagnostics, in *objectInputs, res propagation.R
 		return
 	}
 	if propagation.Rejects(res.Err) {
-		diags.AddAttributeError(path.Root("template"), fmt.Sprintf("Cluster %q rejects the object", res.Cluster),
+		diags.AddAttributeError(in.templateAt, fmt.Sprintf("Cluster %q rejects the object", res.Cluster),
 			fmt.Sprintf("A server-side dry run of %s on cluster %q failed: %v", in.object, res.Cluster, res.Err))
 		return
 	}

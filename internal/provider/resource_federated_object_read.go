@@ -34,7 +34,7 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	importing := state.Template.IsNull()
+	importing := state.Template.IsNull() && state.SensitiveTemplate.IsNull()
 	host := r.readHost(ctx, &state, importing, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -53,6 +53,7 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
 	held := r.heldToRead(ctx, in, snapshot, &state, importing, &resp.Diagnostics)
 	now, health := r.readMembers(ctx, in, snapshot, held, healthEntries(state.ClusterHealth), &resp.Diagnostics)
 	state.Rendered = stringMap(now)
@@ -157,10 +158,11 @@ func splitObjectID(id string) (typeName, namespace, name string) {
 // configFromHost fills the configuration of an object from its
 // Federated<Kind>, whether the provider or KubeFed wrote it.
 func configFromHost(ctx context.Context, m *federatedObjectModel, ft registry.FederatedType, namespace, name string, fo *registry.FederatedObject) error {
-	var err error
-	if m.Template, err = templateFromHost(ft, namespace, name, fo.Template); err != nil {
+	template, err := templateFromHost(ft, namespace, name, fo.Template)
+	if err != nil {
 		return err
 	}
+	m.setTemplate(template, isSecretType(ft.Target))
 	if m.Placement, err = placementValue(ctx, fo.Placement); err != nil {
 		return err
 	}

@@ -505,7 +505,7 @@ resource "kubefed_federated_object" "svc" {
 
 resource "kubefed_federated_object" "secret" {
   type = kubefed_federated_type.secrets.name
-  template = yamlencode({
+  sensitive_template = yamlencode({
     apiVersion = "v1"
     kind       = "Secret"
     metadata   = { name = "db", namespace = %q }
@@ -575,7 +575,7 @@ func (c noClearText) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 		after, _ := json.Marshal(rc.Change.After)
 		sensitive, _ := json.Marshal(rc.Change.AfterSensitive)
 		for _, needle := range []string{c.secret, encoded} {
-			if strings.Contains(string(after), needle) && !strings.Contains(string(sensitive), `"template":true`) {
+			if strings.Contains(string(after), needle) && !strings.Contains(string(sensitive), `"sensitive_template":true`) {
 				resp.Error = fmt.Errorf("%s shows the secret in clear text in the plan", rc.Address)
 				return
 			}

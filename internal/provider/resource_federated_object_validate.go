@@ -29,7 +29,9 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 	validateTimeouts(ctx, m.Timeouts, &resp.Diagnostics)
 	validateRollout(ctx, &m, &resp.Diagnostics)
 	warnPlacementBoth(m.Placement, &resp.Diagnostics)
-	if m.Template.IsUnknown() || m.Template.IsNull() {
+	template := m.template()
+	if template.IsUnknown() || template.IsNull() {
+		refuseSecretInClear(&resp.Diagnostics, &m, m.Type.ValueString(), federation.Identity{}, nil)
 		return
 	}
 	var rules []federation.OverrideRule
@@ -44,16 +46,31 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 			return
 		}
 	}
-	template := m.Template.ValueString()
 	// The type's scope is known to the host only: a namespace in the
 	// template is taken as the scope, which the plan checks again.
-	_, err := federation.NewRenderer(federation.RenderSpec{
-		Template:   template,
-		Namespaced: templateHasNamespace(template),
+	renderer, err := federation.NewRenderer(federation.RenderSpec{
+		Template:   template.ValueString(),
+		Namespaced: templateHasNamespace(template.ValueString()),
 		Overrides:  rules,
 	})
 	if err != nil {
-		addRenderError(&resp.Diagnostics, err)
+		addRenderError(&resp.Diagnostics, m.templateAt(), err)
+		return
+	}
+	refuseSecretInClear(&resp.Diagnostics, &m, m.Type.ValueString(), renderer.Identity(), rules)
+}
+
+// refuseSecretInClear reports what would show a Secret's values in the
+// plan: a Secret given as template, an override that writes its values.
+// typeName and id may be empty where they are not known yet.
+func refuseSecretInClear(diags *diag.Diagnostics, m *federatedObjectModel, typeName string, id federation.Identity, rules []federation.OverrideRule) {
+	if !m.Template.IsNull() {
+		if msg := secretTemplateProblem(typeName, id.APIVersion, id.Kind); msg != "" {
+			diags.AddAttributeError(path.Root("template"), "Secret given as template", msg)
+		}
+	}
+	if secretTemplateProblem(typeName, id.APIVersion, id.Kind) != "" {
+		addSecretOverrideProblems(diags, rules)
 	}
 }
 

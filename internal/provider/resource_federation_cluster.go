@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -15,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -45,6 +48,8 @@ type federationClusterModel struct {
 	APIEndpoint            types.String `tfsdk:"api_endpoint"`
 	CABundle               types.String `tfsdk:"ca_bundle"`
 	Token                  types.String `tfsdk:"token"`
+	TokenWO                types.String `tfsdk:"token_wo"`
+	TokenWOVersion         types.Int64  `tfsdk:"token_wo_version"`
 	ClientCertificate      types.String `tfsdk:"client_certificate"`
 	ClientKey              types.String `tfsdk:"client_key"`
 	Labels                 types.Map    `tfsdk:"labels"`
@@ -111,6 +116,21 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Sensitive:   true,
 				Description: "Bearer token of the identity the federation uses on the cluster, stored under the key `token` of the credential Secret, as KubeFed expects. Exclusive with `client_certificate` and `client_key`, and not set with `join`, which creates the identity and its token.",
 				Validators:  []validator.String{nonEmptyCredential{}},
+			},
+			"token_wo": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				WriteOnly: true,
+				Description: "The same bearer token as `token`, write-only: it goes to the credential Secret in the host and never " +
+					"into the plan or the state. Terraform 1.11 or later only; older CLIs, and OpenTofu 1.10, refuse it, and take " +
+					"`token`. The provider cannot tell when it changes: change `token_wo_version` with it to write the new token.",
+				Validators: []validator.String{nonEmptyCredential{}, stringvalidator.ConflictsWith(path.MatchRoot("token"))},
+			},
+			"token_wo_version": schema.Int64Attribute{
+				Optional: true,
+				Description: "Any number, kept in the state: changing it makes the apply write `token_wo` to the credential Secret " +
+					"again, e.g. after the token is rotated.",
+				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("token_wo"))},
 			},
 			"client_certificate": schema.StringAttribute{
 				Optional:    true,
@@ -316,7 +336,9 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	if plan.Join.IsNull() {
-		r.write(ctx, &plan, true, "", &resp.Diagnostics)
+		token, writeOnly := givenToken(ctx, &plan, req.Config, &resp.Diagnostics)
+		r.write(ctx, &plan, true, token, false, &resp.Diagnostics)
+		resp.Diagnostics.Append(noteTokenWriteOnly(ctx, resp.Private, writeOnly)...)
 	} else {
 		r.createJoined(ctx, &plan, &resp.Diagnostics)
 	}
@@ -336,15 +358,17 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	}
 	// The Secret keeps its name, so an imported cluster keeps KubeFed's.
 	plan.SecretName = state.SecretName
-	token := ""
-	if !plan.Join.IsNull() {
+	token, writeOnly := givenToken(ctx, &plan, req.Config, &resp.Diagnostics)
+	joined := !plan.Join.IsNull()
+	if joined {
 		var ok bool
 		if token, ok = r.joinMember(ctx, &plan, &resp.Diagnostics); !ok {
 			return
 		}
 	}
-	r.write(ctx, &plan, false, token, &resp.Diagnostics)
+	r.write(ctx, &plan, false, token, joined, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(noteTokenWriteOnly(ctx, resp.Private, writeOnly)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -372,7 +396,7 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 	if !ok {
 		return
 	}
-	if r.write(ctx, plan, true, token, diags); !diags.HasError() {
+	if r.write(ctx, plan, true, token, true, diags); !diags.HasError() {
 		return
 	}
 	if err := r.unjoinMember(ctx, plan); err != nil {
@@ -408,9 +432,12 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	state.APIEndpoint = types.StringValue(cluster.Connection.APIEndpoint)
 	state.CABundle = optionalString(state.CABundle, string(cluster.Connection.CABundle))
 	// A joined cluster's token is the join's business: it stays out of the
-	// state, as it stays out of the configuration.
+	// state, as it stays out of the configuration; so does a token given as
+	// token_wo.
 	if state.Join.IsNull() {
-		state.Token = optionalString(state.Token, cluster.Connection.Token)
+		if !tokenIsWriteOnly(ctx, req.Private) {
+			state.Token = optionalString(state.Token, cluster.Connection.Token)
+		}
 		state.ClientCertificate = optionalString(state.ClientCertificate, string(cluster.Connection.ClientCertificate))
 		state.ClientKey = optionalString(state.ClientKey, string(cluster.Connection.ClientKey))
 	}
@@ -492,16 +519,41 @@ func (r *federationClusterResource) ImportState(ctx context.Context, req resourc
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
 }
 
-// write, the body Create and Update share, probes the cluster with the
-// planned settings, refuses a cluster that is not healthy when
-// require_ready says so, and only then writes the registration and its
-// status: a failed create leaves nothing behind and a failed update keeps
-// the old credentials.
-func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, creating bool, joinToken string, diags *diag.Diagnostics) {
-	token := plan.Token.ValueString()
-	if joinToken != "" {
-		token = joinToken
+// givenToken is the token the configuration gives: token, or token_wo,
+// which only the configuration holds; writeOnly says it is token_wo.
+func givenToken(ctx context.Context, plan *federationClusterModel, config tfsdk.Config, diags *diag.Diagnostics) (token string, writeOnly bool) {
+	if !plan.Token.IsNull() {
+		return plan.Token.ValueString(), false
 	}
+	var wo types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
+	return wo.ValueString(), !wo.IsNull()
+}
+
+// tokenWriteOnlyKey marks, in the private state, a cluster whose token the
+// configuration gives as token_wo: refresh then keeps the host's token out
+// of the state, as apply does.
+const tokenWriteOnlyKey = "token_wo"
+
+func noteTokenWriteOnly(ctx context.Context, private privateData, writeOnly bool) diag.Diagnostics {
+	var value []byte
+	if writeOnly {
+		value = []byte("true")
+	}
+	return private.SetKey(ctx, tokenWriteOnlyKey, value)
+}
+
+func tokenIsWriteOnly(ctx context.Context, private privateData) bool {
+	raw, diags := private.GetKey(ctx, tokenWriteOnlyKey)
+	return !diags.HasError() && string(raw) == "true"
+}
+
+// write, the body Create and Update share, probes the cluster with the
+// planned settings and token (given, or made by the join), refuses a
+// cluster that is not healthy when require_ready says so, and only then
+// writes the registration and its status: a failed create leaves nothing
+// behind and a failed update keeps the old credentials.
+func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, creating bool, token string, joined bool, diags *diag.Diagnostics) {
 	cluster := registry.Cluster{
 		Name:       plan.Name.ValueString(),
 		SecretName: plan.SecretName.ValueString(),
@@ -520,7 +572,7 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		return
 	}
 
-	probe := r.probe(ctx, cluster, joinToken != "")
+	probe := r.probe(ctx, cluster, joined)
 	tflog.Debug(ctx, "probed member cluster", map[string]any{
 		"cluster": cluster.Name, "endpoint": cluster.Connection.APIEndpoint, "reason": probe.Reason,
 	})

@@ -212,7 +212,7 @@ func (joinCredentialsValidator) ValidateResource(ctx context.Context, req resour
 		}
 		return
 	}
-	for _, name := range []string{"token", "client_certificate", "client_key"} {
+	for _, name := range []string{"token", "token_wo", "client_certificate", "client_key"} {
 		var v types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(name), &v)...)
 		if !v.IsNull() {

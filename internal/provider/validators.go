@@ -35,8 +35,8 @@ const (
 	msgPEMCertificate = "must be PEM text with at least one CERTIFICATE block"
 	msgTLSValidation  = `must be "*", "SubjectName" or "ValidityPeriod" (got %q)`
 	msgTLSAllAlone    = `"*" disables every TLS check and must be the only element`
-	msgCredNone       = "set exactly one kind of credentials: token, or client_certificate together with client_key"
-	msgCredBoth       = "token and client_certificate/client_key are mutually exclusive: set only one kind of credentials"
+	msgCredNone       = "set exactly one kind of credentials: token (or token_wo), or client_certificate together with client_key"
+	msgCredBoth       = "token (or token_wo) and client_certificate/client_key are mutually exclusive: set only one kind of credentials"
 	msgCredPair       = "client_certificate and client_key must be set together"
 	msgCredEmpty      = "is empty: an empty credential would let the provider talk to the cluster anonymously; set the real value, or leave the attribute out"
 )
@@ -174,14 +174,15 @@ func (v credentialsValidator) MarkdownDescription(ctx context.Context) string {
 }
 
 func (credentialsValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var token, cert, key types.String
+	var token, tokenWO, cert, key types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token"), &token)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token_wo"), &tokenWO)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("client_certificate"), &cert)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("client_key"), &key)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if p, msg := credentialsProblem(!token.IsNull(), !cert.IsNull(), !key.IsNull()); msg != "" {
+	if p, msg := credentialsProblem(!token.IsNull() || !tokenWO.IsNull(), !cert.IsNull(), !key.IsNull()); msg != "" {
 		resp.Diagnostics.AddAttributeError(p, "Invalid credentials", msg)
 	}
 }

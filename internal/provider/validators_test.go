@@ -130,9 +130,9 @@ func TestCredentialCombinations(t *testing.T) {
 	}{
 		"token":               {token: true},
 		"certificate and key": {cert: true, key: true},
-		"nothing":             {wantPath: "token", want: "set exactly one kind of credentials: token, or client_certificate together with client_key"},
-		"token and cert":      {token: true, cert: true, key: true, wantPath: "token", want: "token and client_certificate/client_key are mutually exclusive: set only one kind of credentials"},
-		"token and key":       {token: true, key: true, wantPath: "token", want: "token and client_certificate/client_key are mutually exclusive: set only one kind of credentials"},
+		"nothing":             {wantPath: "token", want: "set exactly one kind of credentials: token (or token_wo), or client_certificate together with client_key"},
+		"token and cert":      {token: true, cert: true, key: true, wantPath: "token", want: "token (or token_wo) and client_certificate/client_key are mutually exclusive: set only one kind of credentials"},
+		"token and key":       {token: true, key: true, wantPath: "token", want: "token (or token_wo) and client_certificate/client_key are mutually exclusive: set only one kind of credentials"},
 		"certificate, no key": {cert: true, wantPath: "client_key", want: "client_certificate and client_key must be set together"},
 		"key, no certificate": {key: true, wantPath: "client_certificate", want: "client_certificate and client_key must be set together"},
 	} {

@@ -54,3 +54,32 @@ resource "kubefed_federated_object" "web" {
 
   depends_on = [kubefed_federated_object.web_namespace]
 }
+
+resource "kubefed_federated_type" "secrets" {
+  target_api_version = "v1"
+  target_kind        = "Secret"
+}
+
+variable "db_password" {
+  type      = string
+  sensitive = true
+}
+
+# A Secret goes in sensitive_template, which the CLI hides; rendered shows
+# sha256 digests of its values, so the plan still says which clusters change.
+resource "kubefed_federated_object" "db_credentials" {
+  type = kubefed_federated_type.secrets.name
+  sensitive_template = yamlencode({
+    apiVersion = "v1"
+    kind       = "Secret"
+    metadata   = { name = "db-credentials", namespace = "web" }
+    type       = "Opaque"
+    stringData = { password = var.db_password }
+  })
+
+  placement = {
+    cluster_selector = {
+      match_labels = { tier = "gold" }
+    }
+  }
+}
