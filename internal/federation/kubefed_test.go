@@ -303,3 +303,53 @@ func TestTemplateFinalizers(t *testing.T) {
 		t.Errorf("an override's finalizer is gone: %s", got.Display)
 	}
 }
+
+// TestWhereRenderingDiffersFromKubeFed pins the documented differences from
+// KubeFed's rendering that the tables above do not: what KubeFed refused or
+// dropped is rendered here, and numbers KubeFed rounded stay exact.
+func TestWhereRenderingDiffersFromKubeFed(t *testing.T) {
+	annotated := strings.Replace(serviceYAML, "  labels: {app: web}\n", "  labels: {app: web}\n  annotations: {team: web}\n", 1)
+	cases := []struct {
+		name     string
+		template string
+		rules    []OverrideRule
+		want     string
+	}{
+		{"the template's annotations reach the member", annotated, nil,
+			`{"annotations":{"team":"web"},"labels":{"app":"web"},"spec":{"ports":[{"port":1},{"port":2},{"port":3}]}}`},
+		{"an override adds to the template's annotations", annotated,
+			[]OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations/tier", Value: `"gold"`}}}},
+			`{"annotations":{"team":"web","tier":"gold"},"labels":{"app":"web"},"spec":{"ports":[{"port":1},{"port":2},{"port":3}]}}`},
+		{"one path twice in one rule: the later patch wins", serviceYAML,
+			[]OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/ports/0/port", Value: `7`}, {Path: "/spec/ports/0/port", Value: `8`}}}},
+			`{"labels":{"app":"web"},"spec":{"ports":[{"port":8},{"port":2},{"port":3}]}}`},
+		{"one path in a named rule and a selector rule: list order wins", serviceYAML,
+			[]OverrideRule{
+				{Cluster: "berlin", Patches: []Patch{{Path: "/spec/ports/-1/port", Value: `7`}}},
+				{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu-central"}}, Patches: []Patch{{Path: "/spec/ports/2/port", Value: `9`}}},
+			},
+			`{"labels":{"app":"web"},"spec":{"ports":[{"port":1},{"port":2},{"port":9}]}}`},
+		{"an add then a remove of one path leaves nothing", serviceYAML,
+			[]OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/spec/type", Value: `"NodePort"`}, {Op: OpRemove, Path: "/spec/type"}}}},
+			`{"labels":{"app":"web"},"spec":{"ports":[{"port":1},{"port":2},{"port":3}]}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mustRender(t, RenderSpec{Template: tc.template, Namespaced: true, Overrides: tc.rules}, berlin, nil)
+			if res := kubeFedResult(t, got.Display); res != tc.want {
+				t.Errorf("got  %s\nwant %s", res, tc.want)
+			}
+			if len(got.Notes) > 0 || len(got.Warnings) > 0 {
+				t.Errorf("notes %v, warnings %v, want none", got.Notes, got.Warnings)
+			}
+		})
+	}
+	t.Run("an integer above 2^53 stays exact", func(t *testing.T) {
+		// KubeFed decoded the object into float64s, which would send 9007199254740992.
+		rules := []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/ports/0/port", Value: `9007199254740993`}}}}
+		got := mustRender(t, RenderSpec{Template: serviceYAML, Namespaced: true, Overrides: rules}, berlin, nil)
+		if want := `"ports":[{"port":9007199254740993},{"port":2},{"port":3}]`; !strings.Contains(got.Display, want) {
+			t.Errorf("rendered %s, want it to hold %s", got.Display, want)
+		}
+	})
+}
