@@ -225,7 +225,7 @@ resource "kubefed_federated_object" "web" {
   template = yamlencode({
     apiVersion = "apps/v1"
     kind       = "Deployment"
-    metadata   = { name = "web", namespace = %[2]q, labels = { app = "web" }, annotations = { team = "web" } }
+    metadata   = { name = "web", namespace = %[1]q, labels = { app = "web" }, annotations = { team = "web" } }
     spec = {
       replicas = 2
       selector = { matchLabels = { app = "web" } }
@@ -245,27 +245,7 @@ resource "kubefed_federated_object" "web" {
     ]
   }]
 }
-
-import {
-  to = kubefed_federation_cluster.sf
-  id = "%[1]s-sf"
-}
-
-import {
-  to = kubefed_federation_cluster.berlin
-  id = "%[1]s-berlin"
-}
-
-import {
-  to = kubefed_federated_type.deployments
-  id = "deployments.apps"
-}
-
-import {
-  to = kubefed_federated_object.web
-  id = "deployments.apps/%[2]s/web"
-}
-`, k.prefix, k.namespace)
+`, k.namespace) + k.importBlocks()
 }
 
 // Taking over what KubeFed ran changes nothing on the members but the
