@@ -212,7 +212,7 @@ func TestAccFunctionRenderObject_kubeFedRules(t *testing.T) {
 		{"a label value that is null", `[{ path = "/metadata/labels/app", value = "null" }]`,
 			[]string{"override rule 0", `cluster "berlin"`, `label "app" is null`, `op "remove"`}},
 		{"replace before the start of a list", `[{ path = "/spec/ports/-4", value = jsonencode({ port = 9 }) }]`,
-			[]string{"override rule 0", `cluster "berlin"`, `"/spec/ports/-4"`, "the path does not exist"}},
+			[]string{"override rule 0", `cluster "berlin"`, `"/spec/ports/-4"`, "which has 3 elements: use 0 to 2, or -1 to -3 to count from the end"}},
 		{"add below a number", `[{ op = "add", path = "/spec/ports/0/port/x", value = "1" }]`,
 			[]string{"override rule 0", `cluster "berlin"`, `"/spec/ports/0/port/x"`, "a number"}},
 	} {
