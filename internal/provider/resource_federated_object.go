@@ -197,7 +197,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"a list of stages, each a list of cluster names, e.g. `[[\"berlin\"], [\"new-york\", \"san-francisco\"]]`. " +
 					"One stage of every cluster without a strategy.",
 			},
-			// A map of objects rather than nested attributes: Terraform 1.5 to 1.9 and OpenTofu crash generating
+			// A map of objects rather than nested attributes: Terraform 1.5 and OpenTofu 1.10 crash generating
 			// configuration (plan -generate-config-out) for a resource with a computed-only nested attribute.
 			"cluster_health": schema.MapAttribute{
 				Computed:    true,
