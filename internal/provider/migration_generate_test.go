@@ -188,3 +188,57 @@ func checkMigrationPlan(t *testing.T, k kubeFedInstallation, shown string) {
 		t.Errorf("%s is not in the plan", address)
 	}
 }
+
+// The plan of a federated object says where KubeFed's rules apply: a
+// replace that adds a missing field and a template's finalizers each warn,
+// naming what they are about, and a label that overrides leave as a number
+// fails the plan, naming the rule, the label and the cluster.
+func TestAccMigration_planDiagnostics(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "migdiag", uniqueName("migdiag")
+	cleanupObjectTest(t, prefix, ns)
+	k := newKubeFedInstallation(prefix, ns)
+	k.write(t)
+	berlin := prefix + "-berlin"
+	extra := func(patch string) string {
+		return fmt.Sprintf(`
+resource "kubefed_federated_object" "extra" {
+  type = kubefed_federated_type.deployments.name
+  template = yamlencode({
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata   = { name = "extra", namespace = %q, labels = { app = "extra" }, finalizers = ["example.com/cleanup"] }
+    spec = {
+      selector = { matchLabels = { app = "extra" } }
+      template = { metadata = { labels = { app = "extra" } }, spec = { containers = [{ name = "extra", image = "nginx:1.27" }] } }
+    }
+  })
+  placement = { clusters = [kubefed_federation_cluster.berlin.name] }
+  overrides = [{ cluster = kubefed_federation_cluster.berlin.name, patches = [%s] }]
+}
+`, ns, patch)
+	}
+	w := acctest.NewWorkspace(t)
+	w.Write(k.configuration(t) + extra(`{ op = "add", path = "/metadata/labels/version", value = jsonencode("2") }`))
+	out := w.MustRun(0, "plan", "-no-color", "-input=false")
+	for _, phrases := range [][]string{
+		{`Warning: Override applied as KubeFed did on cluster "` + berlin + `"`, "override rule 0, patch 1", `"/metadata/labels/tier"`,
+			"the field does not exist in this cluster's object, so it is added", `use op "add"`},
+		{"Warning: Template field dropped", "dropped metadata.finalizers"},
+	} {
+		if !acctest.ErrorMatching(phrases...).MatchString(out) {
+			t.Errorf("the plan does not warn %q:\n%s", phrases, out)
+		}
+	}
+	planned := regexp.MustCompile(`(?s)\+ rendered\s*= \{(.*?)\n\s*\}\n\s*\+ retain_replicas`).FindStringSubmatch(out)
+	if planned == nil || !strings.Contains(planned[1], `version              = "2"`) || strings.Contains(planned[1], "finalizers") {
+		t.Errorf("the object planned for Berlin is not the template without its finalizers, with the label added:\n%s", out)
+	}
+
+	w.Write(k.configuration(t) + extra(`{ op = "add", path = "/metadata/labels/version", value = "2" }`))
+	out = w.MustRun(1, "plan", "-no-color", "-input=false")
+	if want := acctest.ErrorMatching("kubefed_federated_object.extra", `override rule 0, patch 0, cluster "`+berlin+`"`,
+		`label "version" is a number, but label values are strings; write "2", in JSON quotes`); !want.MatchString(out) {
+		t.Errorf("the plan does not fail on the label that is a number:\n%s", out)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
@@ -126,6 +128,7 @@ func (k kubeFedInstallation) write(t *testing.T) {
 	installKubeFed(t, host)
 	_, err = host.dynamic.Resource(crds).Create(ctx, crd, metav1.CreateOptions{})
 	create("the FederatedDeployment CRD", err)
+	t.Cleanup(func() { removeKubeFedType(t, host, crd.GetName()) })
 	_, err = host.dynamic.Resource(federatedTypeConfigs).Namespace(federationNamespace).Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "core.kubefed.io/v1beta1", "kind": "FederatedTypeConfig",
 		"metadata": map[string]any{"name": "deployments.apps", "namespace": federationNamespace},
@@ -175,6 +178,22 @@ func installKubeFed(t *testing.T, host hostClients) {
 	}
 	waitServed(t, host, federatedTypeConfigs)
 	waitServed(t, host, kubeFedClusters)
+}
+
+// removeKubeFedType removes the type the installation enabled, unless the
+// test's destroy did, and waits until its CRD is gone, so that the next
+// test can write it again.
+func removeKubeFedType(t *testing.T, host hostClients, crd string) {
+	ctx := context.Background()
+	_ = host.dynamic.Resource(federatedTypeConfigs).Namespace(federationNamespace).Delete(ctx, "deployments.apps", metav1.DeleteOptions{})
+	_ = host.dynamic.Resource(crds).Delete(ctx, crd, metav1.DeleteOptions{})
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := host.dynamic.Resource(crds).Get(ctx, crd, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Errorf("the CRD %s is still there: %v", crd, err)
+	}
 }
 
 // writeCluster registers a member as `kubefedctl join` did: a KubeFedCluster
