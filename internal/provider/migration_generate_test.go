@@ -59,6 +59,9 @@ func TestAccMigration_generateConfig(t *testing.T) {
 	if got := strings.Count(out, "Error: Invalid credentials"); got != 2 || strings.Count(out, "Error:") != 2 {
 		t.Fatalf("the plan that generates the configuration fails otherwise than on the two clusters' missing credentials:\n%s", out)
 	}
+	if !acctest.ErrorMatching("Invalid credentials", "-generate-config-out wrote for an imported cluster leaves them null", "credential Secret in the host").MatchString(out) {
+		t.Errorf("the error does not say where the generated configuration's credentials are:\n%s", out)
+	}
 	generated, err := os.ReadFile(filepath.Join(w.Dir, "generated.tf"))
 	if err != nil {
 		t.Fatalf("no configuration generated: %v\n%s", err, out)
