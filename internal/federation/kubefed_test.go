@@ -95,21 +95,21 @@ func TestOverridesAsKubeFedAppliedThem(t *testing.T) {
 		{"add past the end", []Patch{{Op: OpAdd, Path: "/spec/ports/4", Value: `{"port":9}`}},
 			"", nil, 0, `add "/spec/ports/4": index "4" is not in the list at "/spec/ports"`},
 		{"remove before the start", []Patch{{Op: OpRemove, Path: "/spec/ports/-4"}},
-			"", nil, 0, `remove "/spec/ports/-4": the path does not exist in this cluster's object`},
+			"", nil, 0, `remove "/spec/ports/-4": index "-4" is not in the list at "/spec/ports", which has 3 elements: use 0 to 2, or -1 to -3 to count from the end`},
 		{"remove at -1 of an empty list", []Patch{{Op: OpAdd, Path: "/spec/empty", Value: `[]`}, {Op: OpRemove, Path: "/spec/empty/-1"}},
-			"", nil, 1, `remove "/spec/empty/-1": the path does not exist in this cluster's object`},
+			"", nil, 1, `remove "/spec/empty/-1": the list at "/spec/empty" is empty, so there is nothing to remove; use op "add" to add an element`},
 		{"replace before the start", []Patch{{Path: "/spec/ports/-4", Value: `{"port":9}`}},
-			"", nil, 0, `replace "/spec/ports/-4": the path does not exist in this cluster's object`},
+			"", nil, 0, `replace "/spec/ports/-4": index "-4" is not in the list at "/spec/ports", which has 3 elements: use 0 to 2, or -1 to -3 to count from the end`},
 		{"replace past the end, which is not a member", []Patch{{Path: "/spec/ports/3", Value: `{"port":9}`}},
-			"", nil, 0, `replace "/spec/ports/3": the path does not exist in this cluster's object`},
+			"", nil, 0, `replace "/spec/ports/3": index "3" is not in the list at "/spec/ports", which has 3 elements: use 0 to 2`},
 		{"replace of the append position", []Patch{{Path: "/spec/ports/-", Value: `1`}},
-			"", nil, 0, `replace "/spec/ports/-": the path does not exist in this cluster's object`},
+			"", nil, 0, `replace "/spec/ports/-": index "-" is not in the list at "/spec/ports"`},
 		{"replace below a missing parent", []Patch{{Path: "/spec/missing/x", Value: `1`}},
 			"", nil, 0, `replace "/spec/missing/x": the path does not exist in this cluster's object`},
 		{"replace below a scalar", []Patch{{Path: "/spec/ports/-1/port/x", Value: `7`}},
 			"", nil, 0, `replace "/spec/ports/-1/port/x": the path does not exist in this cluster's object`},
 		{"replace of a key in a list", []Patch{{Path: "/spec/ports/x", Value: `7`}},
-			"", nil, 0, `replace "/spec/ports/x": the path does not exist in this cluster's object`},
+			"", nil, 0, `replace "/spec/ports/x": index "x" is not in the list at "/spec/ports"`},
 		{"remove of a missing label", []Patch{{Op: OpRemove, Path: "/metadata/labels/missing"}},
 			"", nil, 0, `remove "/metadata/labels/missing": the path does not exist in this cluster's object`},
 		// KubeFed's library crashed here, on the null it had just added.
@@ -302,4 +302,54 @@ func TestTemplateFinalizers(t *testing.T) {
 	if f := field(t, got.Display, "metadata", "finalizers", "0"); f != "example.com/x" {
 		t.Errorf("an override's finalizer is gone: %s", got.Display)
 	}
+}
+
+// TestWhereRenderingDiffersFromKubeFed pins the documented differences from
+// KubeFed's rendering that the tables above do not: what KubeFed refused or
+// dropped is rendered here, and numbers KubeFed rounded stay exact.
+func TestWhereRenderingDiffersFromKubeFed(t *testing.T) {
+	annotated := strings.Replace(serviceYAML, "  labels: {app: web}\n", "  labels: {app: web}\n  annotations: {team: web}\n", 1)
+	cases := []struct {
+		name     string
+		template string
+		rules    []OverrideRule
+		want     string
+	}{
+		{"the template's annotations reach the member", annotated, nil,
+			`{"annotations":{"team":"web"},"labels":{"app":"web"},"spec":{"ports":[{"port":1},{"port":2},{"port":3}]}}`},
+		{"an override adds to the template's annotations", annotated,
+			[]OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations/tier", Value: `"gold"`}}}},
+			`{"annotations":{"team":"web","tier":"gold"},"labels":{"app":"web"},"spec":{"ports":[{"port":1},{"port":2},{"port":3}]}}`},
+		{"one path twice in one rule: the later patch wins", serviceYAML,
+			[]OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/ports/0/port", Value: `7`}, {Path: "/spec/ports/0/port", Value: `8`}}}},
+			`{"labels":{"app":"web"},"spec":{"ports":[{"port":8},{"port":2},{"port":3}]}}`},
+		{"one path in a named rule and a selector rule: list order wins", serviceYAML,
+			[]OverrideRule{
+				{Cluster: "berlin", Patches: []Patch{{Path: "/spec/ports/-1/port", Value: `7`}}},
+				{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu-central"}}, Patches: []Patch{{Path: "/spec/ports/2/port", Value: `9`}}},
+			},
+			`{"labels":{"app":"web"},"spec":{"ports":[{"port":1},{"port":2},{"port":9}]}}`},
+		{"an add then a remove of one path leaves nothing", serviceYAML,
+			[]OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/spec/type", Value: `"NodePort"`}, {Op: OpRemove, Path: "/spec/type"}}}},
+			`{"labels":{"app":"web"},"spec":{"ports":[{"port":1},{"port":2},{"port":3}]}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mustRender(t, RenderSpec{Template: tc.template, Namespaced: true, Overrides: tc.rules}, berlin, nil)
+			if res := kubeFedResult(t, got.Display); res != tc.want {
+				t.Errorf("got  %s\nwant %s", res, tc.want)
+			}
+			if len(got.Notes) > 0 || len(got.Warnings) > 0 {
+				t.Errorf("notes %v, warnings %v, want none", got.Notes, got.Warnings)
+			}
+		})
+	}
+	t.Run("an integer above 2^53 stays exact", func(t *testing.T) {
+		// KubeFed decoded the object into float64s, which would send 9007199254740992.
+		rules := []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/ports/0/port", Value: `9007199254740993`}}}}
+		got := mustRender(t, RenderSpec{Template: serviceYAML, Namespaced: true, Overrides: rules}, berlin, nil)
+		if want := `"ports":[{"port":9007199254740993},{"port":2},{"port":3}]`; !strings.Contains(got.Display, want) {
+			t.Errorf("rendered %s, want it to hold %s", got.Display, want)
+		}
+	})
 }

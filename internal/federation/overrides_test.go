@@ -171,8 +171,8 @@ func TestOverridesApplyErrorsNameRulePatchAndCluster(t *testing.T) {
 			{Path: "/spec/strategy/type", Value: `"Recreate"`},
 		}}}, 0, 1, `replace "/spec/strategy/type": the path does not exist in this cluster's object`},
 		{"remove of a missing path", []OverrideRule{{Selector: &metav1.LabelSelector{}, Patches: []Patch{{Op: OpRemove, Path: "/metadata/annotations/x"}}}}, 0, 0, `remove "/metadata/annotations/x": the path does not exist in this cluster's object`},
-		{"remove of an array index out of range", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/3"}}}}, 0, 0, "the path does not exist"},
-		{"a negative array index before the first element", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/-2/image", Value: `"x"`}}}}, 0, 0, "the path does not exist"},
+		{"remove of an array index out of range", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/3"}}}}, 0, 0, `index "3" is not in the list at "/spec/template/spec/containers", which has 1 element: use 0, or -1 to count from the end`},
+		{"a negative array index before the first element", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Path: "/spec/template/spec/containers/-2/image", Value: `"x"`}}}}, 0, 0, `replace "/spec/template/spec/containers/-2/image": index "-2" is not in the list at "/spec/template/spec/containers", which has 1 element: use 0, or -1 to count from the end`},
 		{"add below a missing parent", []OverrideRule{{Cluster: "berlin", Patches: []Patch{{Op: OpAdd, Path: "/metadata/annotations/x", Value: `"1"`}}}}, 0, 0, `add "/metadata/annotations/x": the parent of the path does not exist`},
 		{"a path made missing by an earlier rule", []OverrideRule{
 			{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "staging"}}, Patches: []Patch{{Op: OpRemove, Path: "/spec/template/spec/containers/0/ports"}}},
@@ -340,7 +340,7 @@ func TestOverrideErrorsAmongSeveralRulesNameTheCulprit(t *testing.T) {
 		patch    int
 		mentions string
 	}{
-		{prod, n(3), 1, 1, `remove "/spec/template/spec/containers/0/ports/1": the path does not exist in this cluster's object`},
+		{prod, n(3), 1, 1, `remove "/spec/template/spec/containers/0/ports/1": index "1" is not in the list at "/spec/template/spec/containers/0/ports", which has 1 element: use 0, or -1 to count from the end`},
 		{Cluster{Name: "lyon"}, nil, 3, 0, `add "/metadata/annotations/c": the parent of the path does not exist in this cluster's object`},
 		{Cluster{Name: "nice"}, n(1), 4, 1, `replace "/metadata" changes the object's kind, name, namespace or generateName, which overrides may not change`},
 	} {

@@ -188,16 +188,20 @@ func explainFailure(doc []byte, kind, path string, err error) error {
 	}
 	parentPath := path[:strings.LastIndexByte(path, '/')]
 	parent, parentFound := resolve(v, tokens[:len(tokens)-1])
+	if list, isList := parent.([]any); isList {
+		return indexError(kind, path, parentPath, tokens[len(tokens)-1], len(list))
+	}
+	if at, list, isList := missingIndex(v, tokens); isList {
+		// An index on the way to the path's parent: only existing elements lead on.
+		return indexError(OpReplace, path, pointerOf(tokens[:at]), tokens[at], len(list))
+	}
 	switch {
 	case kind != OpAdd && !lookup(v, tokens):
 		return fmt.Errorf("%s %q: the path does not exist in this cluster's object", kind, path)
 	case !parentFound:
 		return fmt.Errorf("%s %q: the parent of the path does not exist in this cluster's object", kind, path)
 	}
-	switch p := parent.(type) {
-	case []any:
-		return fmt.Errorf("%s %q: index %q is not in the list at %q, which has %s: use 0 to %d, or -1 to -%d to count from the end; \"-\" appends", kind, path, tokens[len(tokens)-1], parentPath, elements(len(p)), len(p), len(p)+1)
-	case map[string]any:
+	if _, isMap := parent.(map[string]any); isMap {
 		return fmt.Errorf("%s %q: %w", kind, path, err)
 	}
 	what := "nothing can be added inside it"
@@ -205,6 +209,47 @@ func explainFailure(doc []byte, kind, path string, err error) error {
 		what = "set it to an object or a list first"
 	}
 	return fmt.Errorf("%s %q: the parent of the path, %q, is %s in this cluster's object, not an object or a list; %s", kind, path, parentPath, describe(parent), what)
+}
+
+// missingIndex finds the first token, before the last, that reaches
+// nothing in doc, and reports whether it indexes a list, and which.
+func missingIndex(doc any, tokens []string) (int, []any, bool) {
+	for at := range len(tokens) - 1 {
+		next, ok := resolve(doc, tokens[at:at+1])
+		if !ok {
+			list, isList := doc.([]any)
+			return at, list, isList
+		}
+		doc = next
+	}
+	return 0, nil, false
+}
+
+// pointerOf joins tokens into a JSON pointer.
+func pointerOf(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// indexError says which indices of a list of n elements the operation
+// may use, counted from either end as KubeFed's patch library counted them:
+// add may also write at the end, which replace and remove cannot reach.
+func indexError(kind, path, listPath, index string, n int) error {
+	switch {
+	case kind == OpAdd:
+		return fmt.Errorf("%s %q: index %q is not in the list at %q, which has %s: use 0 to %d, or -1 to -%d to count from the end; \"-\" appends",
+			kind, path, index, listPath, elements(n), n, n+1)
+	case n == 0:
+		return fmt.Errorf("%s %q: the list at %q is empty, so there is nothing to %s; use op %q to add an element", kind, path, listPath, kind, OpAdd)
+	case n == 1:
+		return fmt.Errorf("%s %q: index %q is not in the list at %q, which has 1 element: use 0, or -1 to count from the end", kind, path, index, listPath)
+	}
+	return fmt.Errorf("%s %q: index %q is not in the list at %q, which has %d elements: use 0 to %d, or -1 to -%d to count from the end",
+		kind, path, index, listPath, n, n-1, n)
 }
 
 func elements(n int) string {

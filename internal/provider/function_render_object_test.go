@@ -161,3 +161,70 @@ resource "terraform_data" "ny" {
 		}},
 	})
 }
+
+// Each rendering rule KubeFed users rely on, through the function: what
+// the function returns is what the resource sends.
+func TestAccFunctionRenderObject_kubeFedRules(t *testing.T) {
+	acctest.Lab(t)
+	const service = `jsonencode({
+    apiVersion = "v1", kind = "Service"
+    metadata   = { name = "web", namespace = "shop", labels = { app = "web" }, annotations = { team = "web" }, finalizers = ["example.com/cleanup"] }
+    spec       = { ports = [{ port = 1 }, { port = 2 }, { port = 3 }] }
+  })`
+	render := func(patches string) string {
+		return `provider::kubefed::render_object(` + service + `, [{ cluster = "berlin", patches = ` + patches + ` }], { name = "berlin" })`
+	}
+	const meta = `"metadata":{"annotations":{"team":"web"},"labels":{"app":"web","kubefed.io/managed":"true"},"name":"web","namespace":"shop"}`
+	object := func(labels, spec string) string {
+		m := meta
+		if labels != "" {
+			m = `"metadata":{"annotations":{"team":"web"},"labels":{` + labels + `},"name":"web","namespace":"shop"}`
+		}
+		return `{"apiVersion":"v1","kind":"Service",` + m + `,"spec":` + spec + `}`
+	}
+	outputs := map[string]struct{ patches, want string }{
+		"finalizers_dropped_annotations_sent": {`[]`, object("", `{"ports":[{"port":1},{"port":2},{"port":3}]}`)},
+		"replace_of_a_missing_key_adds_it": {`[{ path = "/metadata/labels/tier", value = jsonencode("gold") }]`,
+			object(`"app":"web","kubefed.io/managed":"true","tier":"gold"`, `{"ports":[{"port":1},{"port":2},{"port":3}]}`)},
+		"replace_at_minus_one_is_the_last": {`[{ path = "/spec/ports/-1/port", value = "9" }]`, object("", `{"ports":[{"port":1},{"port":2},{"port":9}]}`)},
+		"add_at_minus_one_appends":         {`[{ op = "add", path = "/spec/ports/-1", value = jsonencode({ port = 4 }) }]`, object("", `{"ports":[{"port":1},{"port":2},{"port":3},{"port":4}]}`)},
+		"remove_at_minus_the_length":       {`[{ op = "remove", path = "/spec/ports/-3" }]`, object("", `{"ports":[{"port":2},{"port":3}]}`)},
+		"one_path_twice_in_order":          {`[{ path = "/spec/ports/0/port", value = "7" }, { path = "/spec/ports/0/port", value = "8" }]`, object("", `{"ports":[{"port":8},{"port":2},{"port":3}]}`)},
+		"an_integer_above_2_53_exact":      {`[{ path = "/spec/ports/0/port", value = "9007199254740993" }]`, object("", `{"ports":[{"port":9007199254740993},{"port":2},{"port":3}]}`)},
+	}
+	config := ""
+	var checks []statecheck.StateCheck
+	for name, o := range outputs {
+		config += fmt.Sprintf("output %q {\n  value = %s\n}\n", name, render(o.patches))
+		checks = append(checks, statecheck.ExpectKnownOutputValue(name, knownvalue.StringExact(o.want)))
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		TerraformVersionChecks:   functionsSupported,
+		Steps:                    []resource.TestStep{{Config: config, ConfigStateChecks: checks}},
+	})
+	for _, tc := range []struct {
+		name, patches string
+		want          []string
+	}{
+		{"a label value that is a number", `[{ op = "add", path = "/metadata/labels/version", value = "2" }]`,
+			[]string{"override rule 0", `cluster "berlin"`, `label "version" is a number`, `write "2"`}},
+		{"a label value that is null", `[{ path = "/metadata/labels/app", value = "null" }]`,
+			[]string{"override rule 0", `cluster "berlin"`, `label "app" is null`, `op "remove"`}},
+		{"replace before the start of a list", `[{ path = "/spec/ports/-4", value = jsonencode({ port = 9 }) }]`,
+			[]string{"override rule 0", `cluster "berlin"`, `"/spec/ports/-4"`, "which has 3 elements: use 0 to 2, or -1 to -3 to count from the end"}},
+		{"add below a number", `[{ op = "add", path = "/spec/ports/0/port/x", value = "1" }]`,
+			[]string{"override rule 0", `cluster "berlin"`, `"/spec/ports/0/port/x"`, "a number"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6ProviderFactories,
+				TerraformVersionChecks:   functionsSupported,
+				Steps: []resource.TestStep{{
+					Config:      `output "x" { value = ` + render(tc.patches) + ` }`,
+					ExpectError: acctest.ErrorMatching(tc.want...),
+				}},
+			})
+		})
+	}
+}

@@ -207,19 +207,15 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"a list of stages, each a list of cluster names, e.g. `[[\"berlin\"], [\"new-york\", \"san-francisco\"]]`. " +
 					"One stage of every cluster without a strategy.",
 			},
-			"cluster_health": schema.MapNestedAttribute{
-				Computed: true,
+			// A map of objects rather than nested attributes: Terraform 1.5 and OpenTofu 1.10 crash generating
+			// configuration (plan -generate-config-out) for a resource with a computed-only nested attribute.
+			"cluster_health": schema.MapAttribute{
+				Computed:    true,
+				ElementType: healthType,
 				Description: "For each cluster that holds the object, how it does there, as the last refresh or apply read it: " +
-					"whether it is `ready` (rolled out, for a workload), its replica counts and a one-line `message`. A refresh that " +
-					"only changes health changes no plan.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"ready":              schema.BoolAttribute{Computed: true, Description: "Whether the object runs as it should."},
-					"replicas":           schema.Int64Attribute{Computed: true, Description: "Desired replicas."},
-					"ready_replicas":     schema.Int64Attribute{Computed: true, Description: "Ready replicas."},
-					"updated_replicas":   schema.Int64Attribute{Computed: true, Description: "Replicas of the latest template."},
-					"available_replicas": schema.Int64Attribute{Computed: true, Description: "Available replicas."},
-					"message":            schema.StringAttribute{Computed: true, Description: "How the object does, in a line."},
-				}},
+					"`ready` (whether it runs as it should: rolled out, for a workload), the counts `replicas`, `ready_replicas`, " +
+					"`updated_replicas` and `available_replicas`, and a one-line `message`. A refresh that only changes health " +
+					"changes no plan.",
 			},
 			"placed_clusters": schema.SetAttribute{
 				Computed:    true,
@@ -233,15 +229,12 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"the fields the provider sets). A Secret's values show as `sha256:` digests. A cluster that is not ready at plan " +
 					"time keeps its previous entry, or none.",
 			},
-			"cluster_status": schema.MapNestedAttribute{
-				Computed: true,
+			"cluster_status": schema.MapAttribute{
+				Computed:    true,
+				ElementType: clusterStatusType,
 				Description: "For each cluster, the outcome of the last apply: `status` in KubeFed's words (`OK`, `ClusterNotReady`, " +
 					"`CreationFailed`, `UpdateFailed`, `DeletionFailed`, ...), or `Unknown` when a write was cut off in flight, " +
-					"and a `message`.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"status":  schema.StringAttribute{Computed: true, Description: "Propagation status, in KubeFed's words."},
-					"message": schema.StringAttribute{Computed: true, Description: "What went wrong, empty when nothing did."},
-				}},
+					"and a `message`, empty when nothing went wrong.",
 			},
 		},
 	}

@@ -35,10 +35,12 @@ const (
 	msgPEMCertificate = "must be PEM text with at least one CERTIFICATE block"
 	msgTLSValidation  = `must be "*", "SubjectName" or "ValidityPeriod" (got %q)`
 	msgTLSAllAlone    = `"*" disables every TLS check and must be the only element`
-	msgCredNone       = "set exactly one kind of credentials: token (or token_wo), or client_certificate together with client_key"
-	msgCredBoth       = "token (or token_wo) and client_certificate/client_key are mutually exclusive: set only one kind of credentials"
-	msgCredPair       = "client_certificate and client_key must be set together"
-	msgCredEmpty      = "is empty: an empty credential would let the provider talk to the cluster anonymously; set the real value, or leave the attribute out"
+	msgCredNone       = "set exactly one kind of credentials: token (or token_wo), or client_certificate together with client_key " +
+		"(configuration that terraform plan -generate-config-out wrote for an imported cluster leaves them null, being " +
+		"sensitive: set them to what the cluster's credential Secret in the host holds)"
+	msgCredBoth  = "token (or token_wo) and client_certificate/client_key are mutually exclusive: set only one kind of credentials"
+	msgCredPair  = "client_certificate and client_key must be set together"
+	msgCredEmpty = "is empty: an empty credential would let the provider talk to the cluster anonymously; set the real value, or leave the attribute out"
 )
 
 // dnsLabelValidator accepts a DNS-1123 label, which is what a cluster's name
