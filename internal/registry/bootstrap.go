@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,19 +44,20 @@ func CoreCRDs() ([]*unstructured.Unstructured, error) {
 // created with server-side apply, so two runs racing to bootstrap the same
 // host both succeed.
 func (r *Registry) Bootstrap(ctx context.Context) error {
-	if err := r.ensureNamespace(ctx); err != nil {
-		return err
-	}
 	crds, err := CoreCRDs()
 	if err != nil {
 		return err
 	}
-	for _, crd := range crds {
-		if err := r.ensureCRD(ctx, crd); err != nil {
-			return err
-		}
+	// The checks are independent of each other (CRDs are cluster-scoped):
+	// made at once, they cost one round trip to the host instead of four.
+	errs := make([]error, len(crds)+1)
+	var wg sync.WaitGroup
+	wg.Go(func() { errs[0] = r.ensureNamespace(ctx) })
+	for i, crd := range crds {
+		wg.Go(func() { errs[i+1] = r.ensureCRD(ctx, crd) })
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func (r *Registry) ensureNamespace(ctx context.Context) error {
