@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,8 +15,16 @@ import (
 )
 
 // reclaimAttempts bounds the forced retries of one apply when the object
-// keeps changing between the read of its managedFields and the retry.
-const reclaimAttempts = 3
+// keeps changing between the read of its managedFields and the retry: a
+// workload's controllers write its status several times a second while it
+// rolls out, so the retries pause, longer each time (1.5 s in all).
+const reclaimAttempts = 6
+
+// reclaimPause is the pause after the failed forced apply of attempt
+// (counted from 1) before the managedFields are read again.
+func reclaimPause(attempt int) time.Duration {
+	return 50 * time.Millisecond << (attempt - 1)
+}
 
 // applyReclaiming sends the server-side apply (a dry run when dryRun is
 // set). Without opts.Force, a conflict with update-style writers only is
@@ -53,6 +62,11 @@ func applyReclaiming(ctx context.Context, m Member, o Object, rendered []byte, o
 		// matches: someone wrote in between, so the conflicts are read anew.
 		if !apierrors.IsConflict(err) || attempt == reclaimAttempts {
 			return nil, nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, err
+		case <-time.After(reclaimPause(attempt)):
 		}
 	}
 }
