@@ -74,7 +74,7 @@ func TestApplyReclaimsAgainWhenTheObjectChangesMeanwhile(t *testing.T) {
 			reclaimed: Claims{"kubectl-patch": {".data.greeting"}}},
 		{name: "changed once: read again, apply on the new version", changes: 1, attempts: []string{"1", "2"},
 			reclaimed: Claims{"kubectl-patch": {".data.greeting"}}},
-		{name: "changing all the time: give up and say so", changes: 10, attempts: []string{"1", "2", "3"},
+		{name: "changing all the time: give up and say so", changes: 10, attempts: []string{"1", "2", "3", "4", "5", "6"},
 			err: `cluster "berlin": the object kept changing while it was applied`},
 		{name: "force: no read, no condition", force: true, attempts: []string{""}},
 	}
