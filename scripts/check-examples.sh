@@ -86,6 +86,10 @@ for name in "${guides[@]}"; do
     echo "skip $guide (in unchecked_guides)"
     continue
   fi
+  # An indented fence (inside a list item) would be left out unseen.
+  if grep -n '^[[:space:]]\+```terraform' "$guide"; then
+    echo "$guide: a \`\`\`terraform block is indented; unindent it, or fence it \`\`\`hcl if it is a fragment"; exit 1
+  fi
   dir=$work/examples/guide-$name
   mkdir -p "$dir"
   awk '/^```terraform[[:space:]]*$/ { inside = 1; next } /^```/ { if (inside) print ""; inside = 0; next } inside' \

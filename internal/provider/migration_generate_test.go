@@ -47,11 +47,8 @@ import {
 // validates, plans the imports with no change on the members but the
 // template's annotations, applies, plans empty and destroys.
 func TestAccMigration_generateConfig(t *testing.T) {
-	acctest.Lab(t)
-	prefix, ns := "migen", uniqueName("migen")
-	cleanupObjectTest(t, prefix, ns)
-	k := newKubeFedInstallation(prefix, ns)
-	k.write(t)
+	k := writeKubeFedInstallation(t, "migen")
+	prefix := k.prefix
 	w := acctest.NewWorkspace(t)
 	w.Write(acctest.HostProviderConfig(t) + k.importBlocks())
 
@@ -197,11 +194,8 @@ func checkMigrationPlan(t *testing.T, k kubeFedInstallation, shown string) {
 // naming what they are about, and a label that overrides leave as a number
 // fails the plan, naming the rule, the label and the cluster.
 func TestAccMigration_planDiagnostics(t *testing.T) {
-	acctest.Lab(t)
-	prefix, ns := "migdiag", uniqueName("migdiag")
-	cleanupObjectTest(t, prefix, ns)
-	k := newKubeFedInstallation(prefix, ns)
-	k.write(t)
+	k := writeKubeFedInstallation(t, "migdiag")
+	prefix, ns := k.prefix, k.namespace
 	berlin := prefix + "-berlin"
 	extra := func(patch string) string {
 		return fmt.Sprintf(`

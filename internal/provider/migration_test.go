@@ -33,6 +33,19 @@ type kubeFedInstallation struct {
 	members map[string]string
 }
 
+// writeKubeFedInstallation writes, into the lab, an installation whose
+// objects are named after prefix in a namespace of its own, and removes
+// what the test leaves behind when it ends.
+func writeKubeFedInstallation(t *testing.T, prefix string) kubeFedInstallation {
+	t.Helper()
+	acctest.Lab(t)
+	ns := uniqueName(prefix)
+	cleanupObjectTest(t, prefix, ns)
+	k := newKubeFedInstallation(prefix, ns)
+	k.write(t)
+	return k
+}
+
 func newKubeFedInstallation(prefix, namespace string) kubeFedInstallation {
 	return kubeFedInstallation{prefix: prefix, namespace: namespace, members: map[string]string{
 		prefix + "-sf":     "san-francisco",
@@ -272,11 +285,8 @@ resource "kubefed_federated_object" "web" {
 // everything and shows that change alone, apply makes it, and the next
 // plan is empty.
 func TestAccMigration_fromKubeFed(t *testing.T) {
-	acctest.Lab(t)
-	prefix, ns := "mig", uniqueName("mig")
-	cleanupObjectTest(t, prefix, ns)
-	k := newKubeFedInstallation(prefix, ns)
-	k.write(t)
+	k := writeKubeFedInstallation(t, "mig")
+	prefix, ns := k.prefix, k.namespace
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{{

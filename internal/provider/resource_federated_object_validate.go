@@ -64,14 +64,14 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 // plan: a Secret given as template, an override that writes its values.
 // typeName and id may be empty where they are not known yet.
 func refuseSecretInClear(diags *diag.Diagnostics, m *federatedObjectModel, typeName string, id federation.Identity, rules []federation.OverrideRule) {
+	problem := secretTemplateProblem(typeName, id.APIVersion, id.Kind)
+	if problem == "" {
+		return
+	}
 	if !m.Template.IsNull() {
-		if msg := secretTemplateProblem(typeName, id.APIVersion, id.Kind); msg != "" {
-			diags.AddAttributeError(path.Root("template"), "Secret given as template", msg)
-		}
+		diags.AddAttributeError(path.Root("template"), "Secret given as template", problem)
 	}
-	if secretTemplateProblem(typeName, id.APIVersion, id.Kind) != "" {
-		addSecretOverrideProblems(diags, rules)
-	}
+	addSecretOverrideProblems(diags, rules)
 }
 
 // warnPlacementBoth says that a placement with both clusters and
