@@ -417,7 +417,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 		return
 	}
 	name := state.Name.ValueString()
-	cluster, err := reg.GetCluster(ctx, name)
+	cluster, err := r.recordedCluster(ctx, reg, name)
 	if errors.Is(err, registry.ErrNotFound) {
 		tflog.Info(ctx, "KubeFedCluster is gone from the host; removing it from the state", map[string]any{"cluster": name})
 		resp.State.RemoveResource(ctx)
@@ -450,7 +450,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	}
 
 	probe := r.data.members.Probe(ctx, name, cluster.Connection)
-	health, err := reg.WriteHealth(ctx, name, probe)
+	health, err := reg.WriteHealthOver(ctx, *cluster, probe)
 	if err != nil {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot record the health of cluster %q in the host", name), healthNotRecorded(name, err))
 	} else {
@@ -465,6 +465,19 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 				"joins the cluster again, which creates them anew and registers the new token.")
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// recordedCluster is the registration of the cluster called name: as the
+// run's snapshot read it, one list of the host for every cluster of the
+// run, or read by name when the snapshot has no record of it (it cannot be
+// read, or the cluster was registered since).
+func (r *federationClusterResource) recordedCluster(ctx context.Context, reg *registry.Registry, name string) (*registry.Cluster, error) {
+	if snapshot, err := r.data.snapshot(ctx); err == nil {
+		if c, ok := snapshot.Cluster(name); ok && !c.InRun {
+			return &c.Cluster, nil
+		}
+	}
+	return reg.GetCluster(ctx, name)
 }
 
 func (r *federationClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

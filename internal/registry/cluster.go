@@ -36,6 +36,11 @@ type Cluster struct {
 	SecretName string
 	Connection member.Connection
 	Health     ClusterHealth
+
+	// recorded is the status the host held when the cluster was read:
+	// a probe written over it keeps the transition times of conditions
+	// that did not change.
+	recorded *kubeFedClusterStatus
 }
 
 // ClusterHealth is the health a KubeFedCluster's status records.
@@ -219,53 +224,72 @@ func (r *Registry) DeleteCluster(ctx context.Context, name, secretName string) e
 
 // WriteHealth records a probe in the KubeFedCluster's status, through the
 // status subresource, with KubeFed's conditions: Ready and Offline, each
-// with its probe time and the time its status last changed. It returns the
-// health as recorded, which keeps the last known version of a cluster that
-// does not answer.
+// with its probe time and the time its status last changed. It reads the
+// status recorded before from the host; WriteHealthOver is for a caller
+// that read the cluster in this run already. It returns the health as
+// recorded, which keeps the last known version of a cluster that does not
+// answer.
 func (r *Registry) WriteHealth(ctx context.Context, name string, probe member.ProbeResult) (ClusterHealth, error) {
-	health := ClusterHealth{
-		Ready: probe.Ready, Offline: probe.Offline, Reason: probe.Reason, Message: probe.Message,
-		KubernetesVersion: probe.KubernetesVersion,
-	}
 	u, err := r.clusters().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return health, fmt.Errorf("reading KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
+		return healthOfProbe(probe), fmt.Errorf("reading KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
 	}
-	var current kubeFedCluster
-	if err := fromUnstructured(u, &current); err != nil {
-		return health, err
+	c, err := clusterFromObject(u)
+	if err != nil {
+		return healthOfProbe(probe), err
 	}
-	var previous []clusterCondition
-	if current.Status != nil {
-		previous = current.Status.Conditions
-		if health.KubernetesVersion == "" {
-			health.KubernetesVersion = current.Status.KubernetesVersion
-		}
-	}
-	offlineReason, offlineMessage := "", ""
-	if probe.Offline {
-		offlineReason, offlineMessage = probe.Reason, probe.Message
-	}
+	return r.WriteHealthOver(ctx, *c, probe)
+}
+
+// WriteHealthOver is WriteHealth over the status c was read with, without
+// reading it again.
+func (r *Registry) WriteHealthOver(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
+	status, health := probedStatus(c.recorded, probe)
 	obj, err := toUnstructured(&kubeFedCluster{
 		TypeMeta:   typeMeta(KubeFedClusterResource.GroupVersion(), "KubeFedCluster"),
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.namespace},
-		Status: &kubeFedClusterStatus{
-			Conditions: []clusterCondition{
-				nextCondition(previous, "Ready", probe.Ready, probe.Reason, probe.Message, probe.Time),
-				nextCondition(previous, "Offline", probe.Offline, offlineReason, offlineMessage, probe.Time),
-			},
-			KubernetesVersion: health.KubernetesVersion,
-		},
+		ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace},
+		Status:     &status,
 	})
 	if err != nil {
 		return health, err
 	}
 	// The spec is not part of a status apply; the converter writes it empty.
 	delete(obj.Object, "spec")
-	if _, err := r.clusters().ApplyStatus(ctx, name, obj, r.applyOptions()); err != nil {
-		return health, fmt.Errorf("writing the status of KubeFedCluster %s/%s in the host: %w", r.namespace, name, err)
+	if _, err := r.clusters().ApplyStatus(ctx, c.Name, obj, r.applyOptions()); err != nil {
+		return health, fmt.Errorf("writing the status of KubeFedCluster %s/%s in the host: %w", r.namespace, c.Name, err)
 	}
 	return health, nil
+}
+
+// probedStatus is the status that records probe over the status recorded
+// before (nil when there is none), and the health it records.
+func probedStatus(recorded *kubeFedClusterStatus, probe member.ProbeResult) (kubeFedClusterStatus, ClusterHealth) {
+	health := healthOfProbe(probe)
+	var previous []clusterCondition
+	if recorded != nil {
+		previous = recorded.Conditions
+		if health.KubernetesVersion == "" {
+			health.KubernetesVersion = recorded.KubernetesVersion
+		}
+	}
+	offlineReason, offlineMessage := "", ""
+	if probe.Offline {
+		offlineReason, offlineMessage = probe.Reason, probe.Message
+	}
+	return kubeFedClusterStatus{
+		Conditions: []clusterCondition{
+			nextCondition(previous, "Ready", probe.Ready, probe.Reason, probe.Message, probe.Time),
+			nextCondition(previous, "Offline", probe.Offline, offlineReason, offlineMessage, probe.Time),
+		},
+		KubernetesVersion: health.KubernetesVersion,
+	}, health
+}
+
+func healthOfProbe(probe member.ProbeResult) ClusterHealth {
+	return ClusterHealth{
+		Ready: probe.Ready, Offline: probe.Offline, Reason: probe.Reason, Message: probe.Message,
+		KubernetesVersion: probe.KubernetesVersion,
+	}
 }
 
 // nextCondition is the condition a probe at probed records: its transition
@@ -311,7 +335,8 @@ func clusterFromObject(u *unstructured.Unstructured) (*Cluster, error) {
 			DisabledTLSValidations: obj.Spec.DisabledTLSValidations,
 			ProxyURL:               obj.Spec.ProxyURL,
 		},
-		Health: healthOf(obj.Status),
+		Health:   healthOf(obj.Status),
+		recorded: obj.Status,
 	}
 	return c, nil
 }
