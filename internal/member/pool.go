@@ -79,6 +79,20 @@ func (p *Pool) Probe(ctx context.Context, name string, conn Connection) ProbeRes
 	return ProbeWithClient(ctx, name, conn.APIEndpoint, clients.HTTP)
 }
 
+// Connect opens the connection to the named member that its clients then
+// share, with one small request, so that the first real request of a run
+// does not wait for TLS to be negotiated. What fails is left for that
+// request to meet and report: Connect reports nothing.
+func (p *Pool) Connect(ctx context.Context, name string, conn Connection) {
+	clients, err := p.Clients(name, conn)
+	if err != nil || clients.HTTP == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(kube.WithCluster(ctx, name), ProbeTimeout)
+	defer cancel()
+	_ = version(ctx, clients.HTTP, conn.APIEndpoint)
+}
+
 // connectionKey identifies a connection without keeping its secrets in
 // memory twice.
 func connectionKey(c Connection) string {

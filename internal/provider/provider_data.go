@@ -28,14 +28,19 @@ type providerData struct {
 	// configErr says why the configuration names no host at all.
 	configErr error
 
-	// hostMu guards the host's clients, built and checked on first use, and
-	// whether the host was bootstrapped (namespace and CRDs), once per
-	// provider instance before the first write. A failure is not kept: the
-	// next resource asks again, so one resource's timeout or interrupt does
-	// not fail every other resource of the run.
-	hostMu       sync.Mutex
-	hostClients  *kube.Clients
+	// hostMu guards the host's clients, built and checked on first use. A
+	// failure is not kept: the next resource asks again, so one resource's
+	// timeout or interrupt does not fail every other resource of the run.
+	hostMu      sync.Mutex
+	hostClients *kube.Clients
+	// bootMu guards whether the host was bootstrapped (namespace and CRDs),
+	// once per provider instance before the first write; a failure is not
+	// kept either.
+	bootMu       sync.Mutex
 	bootstrapped bool
+	// warmed is closed when what the connection to the host starts reading
+	// in the background is read.
+	warmed chan struct{}
 
 	members *member.Pool
 	run     *runstate.Run
@@ -78,8 +83,9 @@ func (d *providerData) hostKnown() bool {
 	return d.hostConfig != nil
 }
 
-// host returns the clients of the host cluster, checking once per provider
-// instance that the host answers and accepts the credentials.
+// host returns the clients of the host cluster, built once per provider
+// instance; their requests explain a host that does not answer or does not
+// take the credentials.
 func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 	if d.configErr != nil {
 		return nil, d.configErr
@@ -96,11 +102,36 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := clients.Kubernetes.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
-		return nil, kube.Explain(d.hostConfig.Host, err)
-	}
+	// No request checks the host first, a round trip before every other:
+	// the first requests, sent at once, say what to fix if it fails.
+	clients.ExplainFailures()
 	d.hostClients = clients
+	d.warmed = make(chan struct{})
+	go d.warm(context.WithoutCancel(ctx))
 	return clients, nil
+}
+
+// warm reads what nearly every resource of a run asks the host for first,
+// as soon as the host is connected: the registered clusters and, for the
+// first write, whether the host is bootstrapped. Both go at once, in the
+// background, while the resource that connected goes on with its own
+// request, so a far host costs their round trip once per run and not in
+// series with the first resource's reads. The ready members are then
+// connected to, for the same reason. It runs without the caller's
+// cancellation, which would otherwise end it with the caller's request;
+// each request is still bounded by request_timeout.
+func (d *providerData) warm(ctx context.Context) {
+	defer close(d.warmed)
+	var wg sync.WaitGroup
+	wg.Go(func() { d.connectMembers(ctx) })
+	wg.Go(func() {
+		d.bootMu.Lock()
+		defer d.bootMu.Unlock()
+		if reg, err := d.registry(ctx); err == nil && !d.bootstrapped {
+			d.bootstrapped = reg.Bootstrapped(ctx)
+		}
+	})
+	wg.Wait()
 }
 
 // registry returns the federation's registry in the host, without touching
@@ -114,6 +145,22 @@ func (d *providerData) registry(ctx context.Context) (*registry.Registry, error)
 	return reg.WithReads(d.reads), nil
 }
 
+// connectMembers reads the run's snapshot and opens a connection to each
+// member the host records as ready, all at once.
+func (d *providerData) connectMembers(ctx context.Context) {
+	snapshot, err := d.snapshot(ctx)
+	if err != nil {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, c := range snapshot.Clusters() {
+		if c.Health.Ready && c.Connection.APIEndpoint != "" {
+			wg.Go(func() { d.members.Connect(ctx, c.Name, c.Connection) })
+		}
+	}
+	wg.Wait()
+}
+
 // bootstrappedRegistry is registry after making sure, once per provider
 // instance, that the host has the federation namespace and CRDs. Only
 // writes call it, so a plan changes nothing in the host but the health its
@@ -123,8 +170,8 @@ func (d *providerData) bootstrappedRegistry(ctx context.Context) (*registry.Regi
 	if err != nil {
 		return nil, err
 	}
-	d.hostMu.Lock()
-	defer d.hostMu.Unlock()
+	d.bootMu.Lock()
+	defer d.bootMu.Unlock()
 	if !d.bootstrapped {
 		if err := reg.Bootstrap(ctx); err != nil {
 			return nil, fmt.Errorf("preparing the host for the federation: %w", err)

@@ -3,10 +3,12 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -58,35 +60,98 @@ func TestProviderData_hostUnknownUntilApply(t *testing.T) {
 	}
 }
 
-func TestProviderData_hostCheckedOncePerInstanceOnceItAnswers(t *testing.T) {
-	var versions atomic.Int32
-	fail := atomic.Bool{}
-	fail.Store(true)
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/version" {
-			http.NotFound(w, r)
-			return
-		}
-		versions.Add(1)
-		if fail.Load() {
-			http.Error(w, "starting", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = w.Write([]byte(`{"gitVersion":"v1.37.2"}`))
-	}))
-	defer server.Close()
-	data := newProviderData(settings{}, kube.NewClientFactory())
+// fakeHost answers what the provider reads when it connects to a host
+// with the federation installed and no cluster registered, and counts the
+// requests by method and path.
+type fakeHost struct {
+	mu       sync.Mutex
+	requests map[string]int
+	refuse   bool
+}
+
+func (h *fakeHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.requests[r.Method+" "+r.URL.Path]++
+	h.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if h.refuse {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Unauthorized","code":401}`))
+		return
+	}
+	const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+	switch {
+	case r.URL.Path == "/apis/core.kubefed.io/v1beta1/namespaces/kube-federation-system/kubefedclusters":
+		_, _ = w.Write([]byte(`{"apiVersion":"core.kubefed.io/v1beta1","kind":"KubeFedClusterList","items":[]}`))
+	case r.URL.Path == "/api/v1/namespaces/kube-federation-system/secrets":
+		_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"SecretList","items":[]}`))
+	case r.URL.Path == "/api/v1/namespaces/kube-federation-system":
+		_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"kube-federation-system"}}`))
+	case strings.HasPrefix(r.URL.Path, crds):
+		_, _ = fmt.Fprintf(w, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":%q},`+
+			`"status":{"conditions":[{"type":"Established","status":"True"}]}}`, strings.TrimPrefix(r.URL.Path, crds))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (h *fakeHost) counts() map[string]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return maps.Clone(h.requests)
+}
+
+func connectedData(t *testing.T, h *fakeHost) *providerData {
+	t.Helper()
+	server := httptest.NewServer(h)
+	t.Cleanup(server.Close)
+	data := newProviderData(settings{FederationNamespace: "kube-federation-system", FieldManager: "kubefed-test"}, kube.NewClientFactory())
 	data.hostConfig = &rest.Config{Host: server.URL}
-	if _, err := data.host(context.Background()); err == nil {
-		t.Fatal("a host that does not answer is an error")
+	if _, err := data.host(context.Background()); err != nil {
+		t.Fatalf("the clients are built without a request: %v", err)
 	}
-	fail.Store(false)
-	for range 3 {
-		if _, err := data.host(context.Background()); err != nil {
-			t.Fatalf("the host answers now: %v", err)
-		}
+	<-data.warmed
+	return data
+}
+
+func TestProviderData_connectingReadsTheClustersAndTheBootstrapOnce(t *testing.T) {
+	h := &fakeHost{requests: map[string]int{}}
+	data := connectedData(t, h)
+	warmed := h.counts()
+	want := map[string]int{
+		"GET /apis/core.kubefed.io/v1beta1/namespaces/kube-federation-system/kubefedclusters":                            1,
+		"GET /api/v1/namespaces/kube-federation-system/secrets":                                                          1,
+		"GET /api/v1/namespaces/kube-federation-system":                                                                  1,
+		"GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/kubefedclusters.core.kubefed.io":                    1,
+		"GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/federatedtypeconfigs.core.kubefed.io":               1,
+		"GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/replicaschedulingpreferences.scheduling.kubefed.io": 1,
 	}
-	if n := versions.Load(); n != 2 {
-		t.Fatalf("/version asked %d times, want twice: the failure, then once for the run", n)
+	if !maps.Equal(warmed, want) {
+		t.Fatalf("requests on connecting:\n got %v\nwant %v", warmed, want)
+	}
+	ctx := context.Background()
+	if _, err := data.snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := data.bootstrappedRegistry(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := data.host(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after := h.counts(); !maps.Equal(after, warmed) {
+		t.Fatalf("the snapshot, the bootstrap and the clients are the run's: more requests after connecting: %v", after)
+	}
+}
+
+func TestProviderData_aHostThatRefusesTheCredentialsSaysWhatToFix(t *testing.T) {
+	h := &fakeHost{requests: map[string]int{}, refuse: true}
+	data := connectedData(t, h)
+	_, err := data.snapshot(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "rejected the credentials (401 Unauthorized)") || !strings.Contains(err.Error(), "check token") {
+		t.Fatalf("want the explained 401, got %v", err)
+	}
+	if data.bootstrapped {
+		t.Fatal("a host that refuses the reads is not known to be bootstrapped")
 	}
 }

@@ -44,24 +44,50 @@ func CoreCRDs() ([]*unstructured.Unstructured, error) {
 // created with server-side apply, so two runs racing to bootstrap the same
 // host both succeed.
 func (r *Registry) Bootstrap(ctx context.Context) error {
+	return r.eachBootstrapPart(ctx, r.ensureNamespace, r.ensureCRD)
+}
+
+// Bootstrapped reports whether the host has the federation namespace and
+// the core CRDs, established, without writing anything: an identity that
+// may not read them is told false.
+func (r *Registry) Bootstrapped(ctx context.Context) bool {
+	return r.eachBootstrapPart(ctx, r.hasNamespace, r.hasCRD) == nil
+}
+
+// eachBootstrapPart runs namespace and crd for every core CRD at once: the
+// parts are independent of each other (CRDs are cluster-scoped), so they
+// cost one round trip to the host instead of four.
+func (r *Registry) eachBootstrapPart(ctx context.Context, namespace func(context.Context) error,
+	crd func(context.Context, *unstructured.Unstructured) error) error {
 	crds, err := CoreCRDs()
 	if err != nil {
 		return err
 	}
-	// The checks are independent of each other (CRDs are cluster-scoped):
-	// made at once, they cost one round trip to the host instead of four.
 	errs := make([]error, len(crds)+1)
 	var wg sync.WaitGroup
-	wg.Go(func() { errs[0] = r.ensureNamespace(ctx) })
-	for i, crd := range crds {
-		wg.Go(func() { errs[i+1] = r.ensureCRD(ctx, crd) })
+	wg.Go(func() { errs[0] = namespace(ctx) })
+	for i, c := range crds {
+		wg.Go(func() { errs[i+1] = crd(ctx, c) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-func (r *Registry) ensureNamespace(ctx context.Context) error {
+func (r *Registry) hasNamespace(ctx context.Context) error {
 	_, err := r.kubernetes.CoreV1().Namespaces().Get(ctx, r.namespace, metav1.GetOptions{})
+	return err
+}
+
+func (r *Registry) hasCRD(ctx context.Context, crd *unstructured.Unstructured) error {
+	existing, err := r.dynamic.Resource(crdResource).Get(ctx, crd.GetName(), metav1.GetOptions{})
+	if err == nil && !established(existing) {
+		return fmt.Errorf("CRD %s is not established", crd.GetName())
+	}
+	return err
+}
+
+func (r *Registry) ensureNamespace(ctx context.Context) error {
+	err := r.hasNamespace(ctx)
 	if err == nil {
 		return nil
 	}
