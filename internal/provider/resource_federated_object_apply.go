@@ -251,8 +251,9 @@ func (r *federatedObjectResource) startSpecWrite(ctx context.Context, in *object
 	return done
 }
 
-// writeSpec writes the spec of the object's Federated<Kind>, making sure of
-// its host namespace first, once per run.
+// writeSpec writes the spec of the object's Federated<Kind>. Its host
+// namespace is made sure of, once per run, only when the write finds it
+// missing: a namespace that exists costs no round trip.
 func (r *federatedObjectResource) writeSpec(ctx context.Context, in *objectInputs, incomplete bool) error {
 	reg, err := r.data.registry(ctx)
 	if err != nil {
@@ -260,10 +261,12 @@ func (r *federatedObjectResource) writeSpec(ctx context.Context, in *objectInput
 	}
 	host := in.hostObject(nil)
 	host.Incomplete = incomplete
-	if host.Namespace != "" {
-		if err := r.data.run.EnsureNamespace(ctx, host.Namespace, reg.EnsureObjectNamespace); err != nil {
-			return err
-		}
+	err = reg.ApplyFederatedSpec(ctx, in.ft, host)
+	if !registry.IsNamespaceMissing(err, host.Namespace) {
+		return err
+	}
+	if err := r.data.run.EnsureNamespace(ctx, host.Namespace, reg.EnsureObjectNamespace); err != nil {
+		return err
 	}
 	return reg.ApplyFederatedSpec(ctx, in.ft, host)
 }

@@ -35,8 +35,26 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	importing := state.Template.IsNull() && state.SensitiveTemplate.IsNull()
-	host := r.readHost(ctx, &state, importing, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	if importing {
+		// An imported object's configuration, and so what its members are
+		// read against, comes from the host's record.
+		r.readImported(ctx, &state, resp)
+		return
+	}
+	// The host's record and the members are read at once: the members are
+	// read against the state, which the record does not change.
+	var host *registry.FederatedObject
+	var hostDiags diag.Diagnostics
+	hostRead := make(chan struct{})
+	located := federatedObjectModel{ID: state.ID}
+	go func() {
+		defer close(hostRead)
+		host = r.readHost(ctx, &located, false, &hostDiags)
+	}()
+	var memberDiags diag.Diagnostics
+	in, snapshot, ok := r.readBack(ctx, &state, false, &memberDiags)
+	<-hostRead
+	if resp.Diagnostics.Append(hostDiags...); resp.Diagnostics.HasError() {
 		return
 	}
 	if host == nil {
@@ -44,30 +62,55 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	in, diags := r.inputs(ctx, &state)
-	resp.Diagnostics.Append(diags...)
-	snapshot, err := r.data.snapshot(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
-	}
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(memberDiags...); !ok {
 		return
 	}
 	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
-	held := r.heldToRead(ctx, in, snapshot, &state, importing, &resp.Diagnostics)
-	now, health := r.readMembers(ctx, in, snapshot, held, healthEntries(state.ClusterHealth), &resp.Diagnostics)
+	resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
+	resp.Diagnostics.Append(refreshFromHost(ctx, &state, in, host)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readImported refreshes an imported object: its configuration from the
+// host's record, then its members against it.
+func (r *federatedObjectResource) readImported(ctx context.Context, state *federatedObjectModel, resp *resource.ReadResponse) {
+	host := r.readHost(ctx, state, true, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || host == nil {
+		return
+	}
+	in, _, ok := r.readBack(ctx, state, true, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+// readBack reads each cluster the object is on back into state: what it
+// holds there and how it does. It reports false when the inputs or the
+// registered clusters could not be read.
+func (r *federatedObjectResource) readBack(ctx context.Context, state *federatedObjectModel, importing bool,
+	diags *diag.Diagnostics) (*objectInputs, *runstate.Snapshot, bool) {
+	in, inDiags := r.inputs(ctx, state)
+	diags.Append(inDiags...)
+	snapshot, err := r.data.snapshot(ctx)
+	if err != nil {
+		diags.AddError("Cannot read the registered clusters", err.Error())
+	}
+	if diags.HasError() {
+		return nil, nil, false
+	}
+	held := r.heldToRead(ctx, in, snapshot, state, importing, diags)
+	now, health := r.readMembers(ctx, in, snapshot, held, healthEntries(state.ClusterHealth), diags)
 	state.Rendered = stringMap(now)
-	state.ClusterHealth = healthValue(health, &resp.Diagnostics)
-	state.ClusterStatus = readStatus(state.ClusterStatus, mapStrings(state.Rendered), held, &resp.Diagnostics)
+	state.ClusterHealth = healthValue(health, diags)
+	state.ClusterStatus = readStatus(state.ClusterStatus, mapStrings(state.Rendered), held, diags)
 	if state.RolloutPlan.IsNull() {
 		// An imported object, or one written before the order was kept.
-		state.RolloutPlan = r.plannedOrder(in, setStrings(state.PlacedClusters), &resp.Diagnostics)
+		state.RolloutPlan = r.plannedOrder(in, setStrings(state.PlacedClusters), diags)
 	}
-	if !importing {
-		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
-		resp.Diagnostics.Append(refreshFromHost(ctx, &state, in, host)...)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	redactDiagnostics(diags, in.secrets)
+	return in, snapshot, true
 }
 
 // heldToRead is what each cluster is read back against: what the state

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -151,6 +152,17 @@ func (r *Registry) federatedClient(t FederatedType, namespace string) dynamic.Re
 		return r.dynamic.Resource(t.Federated.Resource())
 	}
 	return r.dynamic.Resource(t.Federated.Resource()).Namespace(namespace)
+}
+
+// IsNamespaceMissing reports whether err is a write refused because the
+// namespace it writes in does not exist.
+func IsNamespaceMissing(err error, namespace string) bool {
+	var status apierrors.APIStatus
+	if namespace == "" || !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return false
+	}
+	details := status.Status().Details
+	return details != nil && details.Kind == "namespaces" && details.Name == namespace
 }
 
 // EnsureObjectNamespace creates a namespace of the host that Federated<Kind>

@@ -41,8 +41,15 @@ type Run struct {
 	creating   map[string]bool
 	planned    map[string]registry.FederatedType
 
-	types      sync.Map // name → *registry.FederatedType, found in the host
+	types      sync.Map // name → *foundType
 	namespaces sync.Map // host namespace → *ensured
+}
+
+// foundType is a type as found in the host, nil until it is; its mutex
+// holds back the run's other readers while the first asks.
+type foundType struct {
+	mu sync.Mutex
+	t  *registry.FederatedType
 }
 
 // ensured is whether one host namespace was made sure of; its mutex holds
@@ -126,20 +133,25 @@ func (r *Run) PlannedType(name string) (registry.FederatedType, bool) {
 }
 
 // Type returns the type called name as this run sees it: as planned in the
-// run, else as enabled in the host, asking get on first use. A type not
-// found is asked for again next time, since the run may be enabling it.
+// run, else as enabled in the host, asking get on first use; callers that
+// ask at the same time wait for that one answer. A type not found is asked
+// for again next time, since the run may be enabling it.
 func (r *Run) Type(ctx context.Context, name string, get func(context.Context, string) (*registry.FederatedType, error)) (*registry.FederatedType, error) {
 	if t, ok := r.PlannedType(name); ok {
 		return &t, nil
 	}
-	if t, ok := r.types.Load(name); ok {
-		return t.(*registry.FederatedType), nil
+	v, _ := r.types.LoadOrStore(name, &foundType{})
+	found := v.(*foundType)
+	found.mu.Lock()
+	defer found.mu.Unlock()
+	if found.t != nil {
+		return found.t, nil
 	}
 	t, err := get(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	r.types.Store(name, t)
+	found.t = t
 	return t, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,6 +106,34 @@ func TestTypeSeesPlannedTypesFirstAndRetriesWhatIsNotFound(t *testing.T) {
 	run.PlanType(planned)
 	if got, _ := run.Type(ctx, "configmaps", get); got.Propagation != registry.Disabled {
 		t.Errorf("a type planned in the run wins over the host's: got %+v", got)
+	}
+}
+
+func TestTypeIsAskedForOnceByCallersAtTheSameTime(t *testing.T) {
+	run := New(nil)
+	var asked atomic.Int32
+	release := make(chan struct{})
+	get := func(_ context.Context, name string) (*registry.FederatedType, error) {
+		asked.Add(1)
+		<-release
+		if name != "configmaps" {
+			return nil, registry.ErrNotFound
+		}
+		t := registry.NewFederatedType(registry.APIResource{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Namespaced: true}, registry.Enabled, registry.Disabled)
+		return &t, nil
+	}
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			if got, err := run.Type(context.Background(), "configmaps", get); err != nil || got.Target.Kind != "ConfigMap" {
+				t.Errorf("got %+v, %v", got, err)
+			}
+		})
+	}
+	close(release)
+	wg.Wait()
+	if n := asked.Load(); n != 1 {
+		t.Fatalf("the host was asked %d times by ten callers at once, want once", n)
 	}
 }
 
