@@ -5,6 +5,7 @@ import (
 	"flag"
 	"log"
 	"os"
+	runtimedebug "runtime/debug"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -27,6 +28,10 @@ func main() {
 			}
 		}
 	}
+	if collectLess(os.Environ()) {
+		runtimedebug.SetGCPercent(gcPercent)
+		runtimedebug.SetMemoryLimit(gcMemoryLimit)
+	}
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/tf-kubefed/kubefed",
 		Debug:   debug,
@@ -34,6 +39,30 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// The provider is a process of one run, and most of what it allocates
+// lives for one request: with Go's default (GOGC=100) a no-change plan of
+// 200 objects spends over a quarter of its CPU collecting garbage. It
+// collects when the heap has grown by gcPercent instead, which about
+// doubles its peak memory, and harder again as the heap nears
+// gcMemoryLimit.
+const (
+	gcPercent     = 300
+	gcMemoryLimit = 768 << 20
+)
+
+// collectLess reports whether the provider sets gcPercent and
+// gcMemoryLimit: unless GOGC or GOMEMLIMIT in the environment says how to
+// collect.
+func collectLess(environ []string) bool {
+	for _, entry := range environ {
+		name, _, _ := strings.Cut(entry, "=")
+		if name == "GOGC" || name == "GOMEMLIMIT" {
+			return false
+		}
+	}
+	return true
 }
 
 // quietLoggers are the variables that set the level of the provider's own

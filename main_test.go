@@ -25,3 +25,24 @@ func TestLogsDiscarded(t *testing.T) {
 		})
 	}
 }
+
+func TestCollectLess(t *testing.T) {
+	cases := []struct {
+		name    string
+		environ []string
+		want    bool
+	}{
+		{"nothing said", []string{"HOME=/root", "TF_LOG=DEBUG"}, true},
+		{"GOGC given", []string{"GOGC=100"}, false},
+		{"GC off", []string{"GOGC=off"}, false},
+		{"a memory limit given", []string{"GOMEMLIMIT=256MiB"}, false},
+		{"a name that only starts alike", []string{"GOGCX=1"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := collectLess(tc.environ); got != tc.want {
+				t.Errorf("collectLess(%q) = %v, want %v", tc.environ, got, tc.want)
+			}
+		})
+	}
+}

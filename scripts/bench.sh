@@ -2,8 +2,8 @@
 # Times `apply` and a no-change `plan` of kubefed_federated_object on the lab,
 # with latency in front of every member, and prints a table:
 #
-#   1 object on 1, 3 and 6 member clusters; 20, 50 and 200 objects on 3;
-#   1, 20 and 200 objects on 12.
+#   1 object on 1, 3 and 6 member clusters; 20 objects on 1; 20, 50 and
+#   200 objects on 3; 1, 20 and 200 objects on 12.
 #
 # For each it also reports the CPU seconds the provider used in the plan
 # (less sensitive than the plan's duration to other work on the machine),
@@ -216,7 +216,7 @@ for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" 
 : >"$work/rss" >"$work/cpu"
 
 rows=()
-for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x3 50x3 200x3 1x12 20x12 200x12}; do
+for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x1 20x3 50x3 200x3 1x12 20x12 200x12}; do
   objects=${scenario%x*} clusters=${scenario#*x}
   run=o${objects}c${clusters}
   dir=$work/$run
