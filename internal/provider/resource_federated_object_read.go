@@ -88,7 +88,8 @@ func (r *federatedObjectResource) readImported(ctx context.Context, state *feder
 
 // readBack reads each cluster the object is on back into state: what it
 // holds there and how it does. It reports false when the inputs or the
-// registered clusters could not be read.
+// registered clusters could not be read. The caller redacts diags with the
+// inputs' secrets.
 func (r *federatedObjectResource) readBack(ctx context.Context, state *federatedObjectModel, importing bool,
 	diags *diag.Diagnostics) (*objectInputs, *runstate.Snapshot, bool) {
 	in, inDiags := r.inputs(ctx, state)
@@ -109,7 +110,6 @@ func (r *federatedObjectResource) readBack(ctx context.Context, state *federated
 		// An imported object, or one written before the order was kept.
 		state.RolloutPlan = r.plannedOrder(in, setStrings(state.PlacedClusters), diags)
 	}
-	redactDiagnostics(diags, in.secrets)
 	return in, snapshot, true
 }
 
