@@ -315,7 +315,8 @@ func (l *Lab) Start(ctx context.Context, name string) error {
 
 // SetLatency sets the one-way delay the named cluster's proxy adds to every
 // chunk of data in each direction, so a request and its answer take at least
-// 2*d more. Zero removes it. It applies at once, to open connections too.
+// 2*d more. Zero removes it. It returns once the proxy applies it, to open
+// connections too.
 func (l *Lab) SetLatency(ctx context.Context, name string, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("latency %v: must not be negative", d)
@@ -332,6 +333,9 @@ func (l *Lab) SetLatency(ctx context.Context, name string, d time.Duration) erro
 		if c.Proxy.running() {
 			if err := syscall.Kill(c.Proxy.PID, syscall.SIGHUP); err != nil {
 				return fmt.Errorf("cluster %s: telling the proxy (pid %d) about the new latency: %w", name, c.Proxy.PID, err)
+			}
+			if err := waitLatencyApplied(ctx, appliedLatencyPath(filepath.Join(l.clusterDir(name), latencyFile)), d); err != nil {
+				return fmt.Errorf("cluster %s: %w", name, err)
 			}
 		}
 		l.log("latency of %s: %v each way", name, d)

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -83,6 +84,9 @@ func proxyMain(args []string) int {
 			return
 		}
 		p.SetLatency(d)
+		if err := writeLatencyFile(appliedLatencyPath(*latencyFile), d); err != nil {
+			logger.Printf("confirming latency %v: %v", d, err)
+		}
 		logger.Printf("latency %v each way", d)
 	}
 	reload()
@@ -136,6 +140,37 @@ func readLatencyFile(path string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// appliedLatencyPath is where the proxy confirms the latency it applies, so
+// that whoever changed the latency file can wait until it is in force.
+func appliedLatencyPath(latencyFile string) string { return latencyFile + "-applied" }
+
+// waitLatencyApplied waits until the proxy confirms latency d in path. A
+// proxy that confirms nothing (one started by an older build) is not waited
+// for.
+func waitLatencyApplied(ctx context.Context, path string, d time.Duration) error {
+	const poll = 5 * time.Millisecond
+	ctx, cancel := context.WithTimeout(ctx, latencyConfirmTimeout)
+	defer cancel()
+	for {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		applied, err := readLatencyFile(path)
+		if err == nil && applied == d {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the proxy did not confirm latency %v within %v (it applies %v)", d, latencyConfirmTimeout, applied)
+		case <-time.After(poll):
+		}
+	}
+}
+
+// latencyConfirmTimeout bounds the wait for a proxy to apply a new latency;
+// it reacts within milliseconds unless the machine is starved.
+const latencyConfirmTimeout = 10 * time.Second
 
 // writeLatencyFile stores d for the proxy to read.
 func writeLatencyFile(path string, d time.Duration) error {
