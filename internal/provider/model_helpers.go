@@ -116,3 +116,31 @@ func nullIfEmpty(s string) types.String {
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// objectAttributes is the attributes of an object value, none when it is
+// not a known object.
+func objectAttributes(v attr.Value) map[string]attr.Value {
+	o, ok := v.(types.Object)
+	if !ok || o.IsNull() || o.IsUnknown() {
+		return nil
+	}
+	return o.Attributes()
+}
+
+// stringAttribute, boolAttribute and int64Attribute read one attribute of
+// an object's attributes: the zero value when it is missing, null or of
+// another type.
+func stringAttribute(attrs map[string]attr.Value, name string) string {
+	v, _ := attrs[name].(types.String)
+	return v.ValueString()
+}
+
+func boolAttribute(attrs map[string]attr.Value, name string) bool {
+	v, _ := attrs[name].(types.Bool)
+	return v.ValueBool()
+}
+
+func int64Attribute(attrs map[string]attr.Value, name string) int64 {
+	v, _ := attrs[name].(types.Int64)
+	return v.ValueInt64()
+}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -430,19 +431,20 @@ func addReclaimWarning(diags *diag.Diagnostics, object propagation.Object, res p
 			"those writers are left alone.", res.Cluster, res.Reclaimed, verb))
 }
 
-// statusValue is the cluster_status value of a record.
+// statusValue is the cluster_status value of a record. It builds the
+// values directly: a large plan converts one per object and cluster, and
+// the framework's reflection costs more than the rest of the conversion.
 func statusValue(status map[string]reconcile.Status, diags *diag.Diagnostics) types.Map {
-	entries := make(map[string]clusterStatus, len(status))
+	entries := make(map[string]attr.Value, len(status))
 	for cluster, s := range status {
-		entries[cluster] = clusterStatus{Status: s.Status, Message: s.Message}
+		entry, d := types.ObjectValue(clusterStatusType.AttrTypes, map[string]attr.Value{
+			"status":  types.StringValue(s.Status),
+			"message": types.StringValue(s.Message),
+		})
+		diags.Append(d...)
+		entries[cluster] = entry
 	}
-	v, d := types.MapValueFrom(context.Background(), clusterStatusType, entries)
+	v, d := types.MapValue(clusterStatusType, entries)
 	diags.Append(d...)
 	return v
-}
-
-// clusterStatus is one entry of cluster_status.
-type clusterStatus struct {
-	Status  string `tfsdk:"status"`
-	Message string `tfsdk:"message"`
 }

@@ -119,10 +119,9 @@ func statusEntries(v types.Map) map[string]reconcile.Status {
 	if v.IsNull() || v.IsUnknown() {
 		return out
 	}
-	entries := map[string]clusterStatus{}
-	_ = v.ElementsAs(context.Background(), &entries, false)
-	for cluster, e := range entries {
-		out[cluster] = reconcile.Status{Status: e.Status, Message: e.Message}
+	for cluster, e := range v.Elements() {
+		attrs := objectAttributes(e)
+		out[cluster] = reconcile.Status{Status: stringAttribute(attrs, "status"), Message: stringAttribute(attrs, "message")}
 	}
 	return out
 }

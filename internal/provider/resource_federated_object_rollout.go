@@ -51,16 +51,6 @@ var (
 	rolloutPlanType = types.ListType{ElemType: types.ListType{ElemType: types.StringType}}
 )
 
-// healthModel is one entry of cluster_health.
-type healthModel struct {
-	Ready             bool   `tfsdk:"ready"`
-	Replicas          int64  `tfsdk:"replicas"`
-	ReadyReplicas     int64  `tfsdk:"ready_replicas"`
-	UpdatedReplicas   int64  `tfsdk:"updated_replicas"`
-	AvailableReplicas int64  `tfsdk:"available_replicas"`
-	Message           string `tfsdk:"message"`
-}
-
 func waitAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
@@ -167,14 +157,23 @@ func rolloutPlanValue(stages [][]string, diags *diag.Diagnostics) types.List {
 	return v
 }
 
-// healthValue is the cluster_health value of a map of health.
+// healthValue is the cluster_health value of a map of health, built
+// directly as statusValue is.
 func healthValue(health map[string]rollout.Health, diags *diag.Diagnostics) types.Map {
-	entries := make(map[string]healthModel, len(health))
+	entries := make(map[string]attr.Value, len(health))
 	for cluster, h := range health {
-		entries[cluster] = healthModel{Ready: h.Ready, Replicas: h.Replicas, ReadyReplicas: h.ReadyReplicas,
-			UpdatedReplicas: h.UpdatedReplicas, AvailableReplicas: h.AvailableReplicas, Message: h.Message}
+		entry, d := types.ObjectValue(healthType.AttrTypes, map[string]attr.Value{
+			"ready":              types.BoolValue(h.Ready),
+			"replicas":           types.Int64Value(h.Replicas),
+			"ready_replicas":     types.Int64Value(h.ReadyReplicas),
+			"updated_replicas":   types.Int64Value(h.UpdatedReplicas),
+			"available_replicas": types.Int64Value(h.AvailableReplicas),
+			"message":            types.StringValue(h.Message),
+		})
+		diags.Append(d...)
+		entries[cluster] = entry
 	}
-	v, d := types.MapValueFrom(context.Background(), healthType, entries)
+	v, d := types.MapValue(healthType, entries)
 	diags.Append(d...)
 	return v
 }
@@ -185,11 +184,16 @@ func healthEntries(v types.Map) map[string]rollout.Health {
 	if v.IsNull() || v.IsUnknown() {
 		return out
 	}
-	entries := map[string]healthModel{}
-	_ = v.ElementsAs(context.Background(), &entries, false)
-	for cluster, e := range entries {
-		out[cluster] = rollout.Health{Ready: e.Ready, Replicas: e.Replicas, ReadyReplicas: e.ReadyReplicas,
-			UpdatedReplicas: e.UpdatedReplicas, AvailableReplicas: e.AvailableReplicas, Message: e.Message}
+	for cluster, e := range v.Elements() {
+		attrs := objectAttributes(e)
+		out[cluster] = rollout.Health{
+			Ready:             boolAttribute(attrs, "ready"),
+			Replicas:          int64Attribute(attrs, "replicas"),
+			ReadyReplicas:     int64Attribute(attrs, "ready_replicas"),
+			UpdatedReplicas:   int64Attribute(attrs, "updated_replicas"),
+			AvailableReplicas: int64Attribute(attrs, "available_replicas"),
+			Message:           stringAttribute(attrs, "message"),
+		}
 	}
 	return out
 }
