@@ -246,12 +246,12 @@ func (r *federatedObjectResource) Configure(_ context.Context, req resource.Conf
 
 func (r *federatedObjectResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan federatedObjectModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(objectModels.fromPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if r.write(ctx, &plan, nil, plan.Timeouts.Create, &resp.Diagnostics) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
 	}
 	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
@@ -260,15 +260,15 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 
 func (r *federatedObjectResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior federatedObjectModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	resp.Diagnostics.Append(objectModels.fromPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(objectModels.fromState(ctx, req.State, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if !r.write(ctx, &plan, &prior, plan.Timeouts.Update, &resp.Diagnostics) {
 		plan = prior
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
 	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
@@ -288,7 +288,7 @@ func (r *federatedObjectResource) write(ctx context.Context, plan, prior *federa
 
 func (r *federatedObjectResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federatedObjectModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(objectModels.fromState(ctx, req.State, &state)...)
 	timeout, diags := state.Timeouts.Delete(ctx, defaultOperationTimeout)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -384,6 +384,6 @@ func priorObject(ctx context.Context, state tfsdk.State, diags *diag.Diagnostics
 		return nil
 	}
 	prior := &federatedObjectModel{}
-	diags.Append(state.Get(ctx, prior)...)
+	diags.Append(objectModels.fromState(ctx, state, prior)...)
 	return prior
 }

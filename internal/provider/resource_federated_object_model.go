@@ -40,6 +40,9 @@ type federatedObjectModel struct {
 	ClusterHealth     types.Map      `tfsdk:"cluster_health"`
 }
 
+// objectModels reads and writes kubefed_federated_object's values.
+var objectModels modelCodec[federatedObjectModel]
+
 // templateAt is the attribute that holds the template: sensitive_template
 // when it is set, template otherwise.
 func (m *federatedObjectModel) templateAt() path.Path {

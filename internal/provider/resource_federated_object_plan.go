@@ -41,7 +41,7 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 		return
 	}
 	var plan federatedObjectModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(objectModels.fromPlan(ctx, req.Plan, &plan)...)
 	prior := priorObject(ctx, req.State, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -89,7 +89,7 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	if prior == nil {
 		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, in.id, out.placed)...)
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(objectModels.toPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // objectKey names a federated object among the run's replacements.

@@ -30,7 +30,7 @@ import (
 // the plan shows them as a change.
 func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federatedObjectModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(objectModels.fromState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -68,7 +68,7 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
 	resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
 	resp.Diagnostics.Append(refreshFromHost(ctx, &state, in, host)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &state)...)
 }
 
 // readImported refreshes an imported object: its configuration from the
@@ -83,7 +83,7 @@ func (r *federatedObjectResource) readImported(ctx context.Context, state *feder
 		return
 	}
 	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, state)...)
 }
 
 // readBack reads each cluster the object is on back into state: what it
