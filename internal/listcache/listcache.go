@@ -110,9 +110,11 @@ func (c *Cache) Get(ctx context.Context, scope Scope, src Source, name string) (
 }
 
 // GetListed is Get for checks that guard a create: a name the scope's list
-// lacks counts as absent without a read by name. An object created since
-// the list, in this run, is missed as one created just after a read by
-// name would be; names this run wrote are still read by name.
+// lacks counts as absent without a read by name, and so does every name of
+// a scope whose resource the server does not serve (its list is not
+// found: a CRD not created yet). An object created since the list, in this
+// run, is missed as one created just after a read by name would be; names
+// this run wrote are still read by name.
 func (c *Cache) GetListed(ctx context.Context, scope Scope, src Source, name string) (*unstructured.Unstructured, bool, error) {
 	if c == nil {
 		return c.Get(ctx, scope, src, name)
@@ -120,6 +122,9 @@ func (c *Cache) GetListed(ctx context.Context, scope Scope, src Source, name str
 	l, err := c.listingOf(ctx, scope, src)
 	if err != nil {
 		return nil, false, err
+	}
+	if apierrors.IsNotFound(l.err) && !l.wasWritten(name) {
+		return nil, false, nil
 	}
 	if l.err == nil && !l.wasWritten(name) {
 		obj, ok := l.objects[name]

@@ -327,3 +327,27 @@ func TestGetListed(t *testing.T) {
 		})
 	}
 }
+
+func TestGetListed_aResourceNotServedHasNoObjects(t *testing.T) {
+	src := newSource("a")
+	src.listErr = apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "")
+	c := New(0)
+	for _, name := range []string{"a", "b"} {
+		if _, found, err := c.GetListed(context.Background(), scope, src, name); err != nil || found {
+			t.Fatalf("GetListed(%s) = %v, %v; want absent", name, found, err)
+		}
+	}
+	if lists, gets := src.counts(); lists != 1 || gets != 0 {
+		t.Errorf("lists, gets = %d, %d; want 1, 0", lists, gets)
+	}
+	c.Forget(scope, "a")
+	if _, found, err := c.GetListed(context.Background(), scope, src, "a"); err != nil || !found {
+		t.Fatalf("GetListed(a) after a write = %v, %v; want it read by name", found, err)
+	}
+	if found := mustGet(t, c, src, "b"); found {
+		t.Fatal("Get(b) found an object the source lacks")
+	}
+	if _, gets := src.counts(); gets != 2 {
+		t.Errorf("gets = %d, want 2: reads of a resource not served still go by name", gets)
+	}
+}

@@ -23,3 +23,33 @@ func TestConnectionTLSSettings(t *testing.T) {
 		t.Errorf("default settings lost: %+v", cfg)
 	}
 }
+
+func TestConnectionSame(t *testing.T) {
+	base := Connection{APIEndpoint: "https://berlin.example:6443", CABundle: []byte("ca"), Token: "t",
+		DisabledTLSValidations: []string{TLSSubjectName}}
+	changed := map[string]func(*Connection){
+		"endpoint":          func(c *Connection) { c.APIEndpoint = "https://berlin.example:7443" },
+		"CA bundle":         func(c *Connection) { c.CABundle = []byte("other") },
+		"token":             func(c *Connection) { c.Token = "u" },
+		"certificate":       func(c *Connection) { c.ClientCertificate = []byte("cert") },
+		"key":               func(c *Connection) { c.ClientKey = []byte("key") },
+		"TLS checks":        func(c *Connection) { c.DisabledTLSValidations = nil },
+		"proxy":             func(c *Connection) { c.ProxyURL = "http://proxy.example:3128" },
+		"token moved to CA": func(c *Connection) { c.CABundle, c.Token = []byte("cat"), "" },
+	}
+	copyOf := func(c Connection) Connection {
+		c.CABundle = append([]byte(nil), c.CABundle...)
+		c.DisabledTLSValidations = append([]string(nil), c.DisabledTLSValidations...)
+		return c
+	}
+	if !base.Same(copyOf(base)) {
+		t.Fatal("a copy of a connection is not the same connection")
+	}
+	for name, change := range changed {
+		other := copyOf(base)
+		change(&other)
+		if base.Same(other) {
+			t.Errorf("a connection with another %s is the same", name)
+		}
+	}
+}

@@ -93,6 +93,10 @@ func (p *Pool) Connect(ctx context.Context, name string, conn Connection) {
 	_ = version(ctx, clients.HTTP, conn.APIEndpoint)
 }
 
+// Same reports whether c and other reach a member the same way: the same
+// endpoint, TLS settings and credentials.
+func (c Connection) Same(other Connection) bool { return connectionKey(c) == connectionKey(other) }
+
 // connectionKey identifies a connection without keeping its secrets in
 // memory twice.
 func connectionKey(c Connection) string {

@@ -828,11 +828,7 @@ func (c registerBehindTerraform) CheckPlan(ctx context.Context, _ plancheck.Chec
 		Name: c.name, Labels: c.labels, SecretName: registry.SecretNameFor(c.name),
 		Connection: member.Connection{APIEndpoint: m.URL, CABundle: m.CAPEM, Token: m.Token},
 	}
-	if err := reg.ApplyCluster(ctx, cluster); err != nil {
-		resp.Error = err
-		return
-	}
-	if _, err := reg.WriteHealth(ctx, c.name, member.Probe(ctx, c.name, cluster.Connection)); err != nil {
+	if _, err := reg.ApplyCluster(ctx, cluster, member.Probe(ctx, c.name, cluster.Connection)); err != nil {
 		resp.Error = err
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -332,14 +333,18 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 	}
 	plan.SecretName = types.StringValue(registry.SecretNameFor(plan.Name.ValueString()))
 	r.data.claimCreate(clusterKey(plan.Name.ValueString()), "KubeFedCluster "+plan.Name.ValueString(), path.Root("name"), &resp.Diagnostics)
-	if r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	if plan.Join.IsNull() {
 		token, writeOnly := givenToken(ctx, &plan, req.Config, &resp.Diagnostics)
-		r.write(ctx, &plan, true, token, false, &resp.Diagnostics)
+		// The host is asked whether the cluster is registered while the
+		// member is probed: neither waits for the other.
+		name := plan.Name.ValueString()
+		refuse := func(ctx context.Context, diags *diag.Diagnostics) { r.refuseExisting(ctx, name, diags) }
+		r.write(ctx, &plan, registration{creating: true, token: token, check: refuse}, &resp.Diagnostics)
 		resp.Diagnostics.Append(noteTokenWriteOnly(ctx, resp.Private, writeOnly)...)
-	} else {
+	} else if r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics); !resp.Diagnostics.HasError() {
 		r.createJoined(ctx, &plan, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
@@ -366,7 +371,7 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 			return
 		}
 	}
-	r.write(ctx, &plan, false, token, joined, &resp.Diagnostics)
+	r.write(ctx, &plan, registration{token: token, joined: joined}, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
 	resp.Diagnostics.Append(noteTokenWriteOnly(ctx, resp.Private, writeOnly)...)
 	if resp.Diagnostics.HasError() {
@@ -396,7 +401,7 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 	if !ok {
 		return
 	}
-	if r.write(ctx, plan, true, token, true, diags); !diags.HasError() {
+	if r.write(ctx, plan, registration{creating: true, token: token, joined: true}, diags); !diags.HasError() {
 		return
 	}
 	if err := r.unjoinMember(ctx, plan); err != nil {
@@ -417,6 +422,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 		return
 	}
 	name := state.Name.ValueString()
+	early := r.probeAsRecorded(ctx, &state, req.Private)
 	cluster, err := r.recordedCluster(ctx, reg, name)
 	if errors.Is(err, registry.ErrNotFound) {
 		tflog.Info(ctx, "KubeFedCluster is gone from the host; removing it from the state", map[string]any{"cluster": name})
@@ -449,7 +455,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 		state.RequireReady = types.BoolValue(true)
 	}
 
-	probe := r.data.members.Probe(ctx, name, cluster.Connection)
+	probe := early.result(cluster.Connection)
 	health, err := reg.WriteHealthOver(ctx, *cluster, probe)
 	if err != nil {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot record the health of cluster %q in the host", name), healthNotRecorded(name, err))
@@ -465,6 +471,57 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 				"joins the cluster again, which creates them anew and registers the new token.")
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// earlyProbe is a probe of a member started before the host said how to
+// reach it, with the connection the state recorded.
+type earlyProbe struct {
+	ctx     context.Context
+	pool    *member.Pool
+	name    string
+	conn    member.Connection
+	started bool
+	done    chan member.ProbeResult
+}
+
+// probeAsRecorded starts a probe of the cluster with the connection its
+// state recorded, so that a refresh does not wait for the host's answer
+// before it asks the member: unless something else changed the
+// registration, the host holds that same connection. A cluster whose token
+// the state does not hold (joined, or given write-only) is probed once the
+// host has answered.
+func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, private privateData) *earlyProbe {
+	p := &earlyProbe{ctx: ctx, pool: r.data.members, name: state.Name.ValueString()}
+	if !state.Join.IsNull() || tokenIsWriteOnly(ctx, private) || state.APIEndpoint.ValueString() == "" {
+		return p
+	}
+	var disabled []string
+	if diags := state.DisabledTLSValidations.ElementsAs(ctx, &disabled, false); diags.HasError() {
+		return p
+	}
+	p.conn = member.Connection{
+		APIEndpoint:            state.APIEndpoint.ValueString(),
+		CABundle:               []byte(state.CABundle.ValueString()),
+		Token:                  state.Token.ValueString(),
+		ClientCertificate:      []byte(state.ClientCertificate.ValueString()),
+		ClientKey:              []byte(state.ClientKey.ValueString()),
+		DisabledTLSValidations: disabled,
+		ProxyURL:               state.ProxyURL.ValueString(),
+	}
+	p.started = true
+	p.done = make(chan member.ProbeResult, 1)
+	go func() { p.done <- p.pool.Probe(ctx, p.name, p.conn) }()
+	return p
+}
+
+// result is the probe of the member through registered, the connection the
+// host holds: the early probe when it used the same connection, else a
+// probe made now.
+func (p *earlyProbe) result(registered member.Connection) member.ProbeResult {
+	if p.started && p.conn.Same(registered) {
+		return <-p.done
+	}
+	return p.pool.Probe(p.ctx, p.name, registered)
 }
 
 // recordedCluster is the registration of the cluster called name: as the
@@ -561,19 +618,30 @@ func tokenIsWriteOnly(ctx context.Context, private privateData) bool {
 	return !diags.HasError() && string(raw) == "true"
 }
 
+// registration is how write registers a cluster: as a create or an
+// update, with the token given or made by a join, and with a check of the
+// host (a create's refusal of a cluster registered already) that runs
+// while the member is probed and must pass before anything is written.
+type registration struct {
+	creating bool
+	token    string
+	joined   bool
+	check    func(context.Context, *diag.Diagnostics)
+}
+
 // write, the body Create and Update share, probes the cluster with the
-// planned settings and token (given, or made by the join), refuses a
-// cluster that is not healthy when require_ready says so, and only then
-// writes the registration and its status: a failed create leaves nothing
-// behind and a failed update keeps the old credentials.
-func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, creating bool, token string, joined bool, diags *diag.Diagnostics) {
+// planned settings and token, refuses a cluster that is not healthy when
+// require_ready says so, and only then writes the registration and its
+// status: a failed create leaves nothing behind and a failed update keeps
+// the old credentials.
+func (r *federationClusterResource) write(ctx context.Context, plan *federationClusterModel, how registration, diags *diag.Diagnostics) {
 	cluster := registry.Cluster{
 		Name:       plan.Name.ValueString(),
 		SecretName: plan.SecretName.ValueString(),
 		Connection: member.Connection{
 			APIEndpoint:       plan.APIEndpoint.ValueString(),
 			CABundle:          []byte(plan.CABundle.ValueString()),
-			Token:             token,
+			Token:             how.token,
 			ClientCertificate: []byte(plan.ClientCertificate.ValueString()),
 			ClientKey:         []byte(plan.ClientKey.ValueString()),
 			ProxyURL:          plan.ProxyURL.ValueString(),
@@ -585,10 +653,10 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		return
 	}
 
-	probe := r.probe(ctx, cluster, joined)
-	tflog.Debug(ctx, "probed member cluster", map[string]any{
-		"cluster": cluster.Name, "endpoint": cluster.Connection.APIEndpoint, "reason": probe.Reason,
-	})
+	probe := r.probeWhile(ctx, cluster, how, diags)
+	if diags.HasError() {
+		return
+	}
 	if plan.RequireReady.ValueBool() && !probe.Ready {
 		diags.AddAttributeError(path.Root("api_endpoint"), fmt.Sprintf("Cluster %q is not ready", cluster.Name),
 			fmt.Sprintf("%s (%s).\n\nSet require_ready = false to register the cluster anyway.", probe.Message, probe.Reason))
@@ -601,17 +669,18 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		return
 	}
 	register := reg.ApplyCluster
-	if creating {
+	if how.creating {
 		register = reg.RegisterCluster
 	}
-	if err := register(ctx, cluster); err != nil {
+	health, err := register(ctx, cluster, probe)
+	var notRecorded *registry.HealthNotRecordedError
+	switch {
+	case errors.As(err, &notRecorded):
+		diags.AddWarning("Cannot record the cluster's health in the host", err.Error())
+	case err != nil:
 		diags.AddError("Cannot write the cluster to the host", err.Error())
 		return
-	}
-	health, err := reg.WriteHealth(ctx, cluster.Name, probe)
-	if err != nil {
-		diags.AddWarning("Cannot record the cluster's health in the host", err.Error())
-	} else {
+	default:
 		r.data.run.RecordHealth(cluster.Name, health)
 	}
 	cluster.Health = health
@@ -620,6 +689,21 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 	}
 	plan.ID = plan.Name
 	setHealth(plan, health)
+}
+
+// probeWhile probes the member while how's check of the host runs, and
+// returns the probe once both are done.
+func (r *federationClusterResource) probeWhile(ctx context.Context, c registry.Cluster, how registration, diags *diag.Diagnostics) member.ProbeResult {
+	var wg sync.WaitGroup
+	if how.check != nil {
+		wg.Go(func() { how.check(ctx, diags) })
+	}
+	probe := r.probe(ctx, c, how.joined)
+	wg.Wait()
+	tflog.Debug(ctx, "probed member cluster", map[string]any{
+		"cluster": c.Name, "endpoint": c.Connection.APIEndpoint, "reason": probe.Reason,
+	})
+	return probe
 }
 
 // joinSettle bounds how long a probe may find a token just joined not

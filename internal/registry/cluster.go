@@ -58,32 +58,62 @@ func SecretNameFor(cluster string) string {
 	return cluster + "-credentials"
 }
 
-// RegisterCluster writes a new registration: the KubeFedCluster first, so
-// that a registration the host refuses writes nothing, then the credential
-// Secret. When the Secret cannot be written, the KubeFedCluster is removed
-// again: a failed registration leaves nothing behind.
-func (r *Registry) RegisterCluster(ctx context.Context, c Cluster) error {
-	if err := r.applyClusterObject(ctx, c); err != nil {
-		return err
+// RegisterCluster writes a new registration and records probe as its
+// health: the KubeFedCluster first, so that a registration the host
+// refuses writes nothing, then the credential Secret and the cluster's
+// status together. When the Secret cannot be written, the KubeFedCluster is
+// removed again: a failed registration leaves nothing behind. A status that
+// cannot be written leaves the registration in place and is reported as a
+// *HealthNotRecordedError, with the health the probe found.
+func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
+	written, err := r.applyClusterObject(ctx, c)
+	if err != nil {
+		return healthOfProbe(probe), err
 	}
-	if err := r.applySecret(ctx, c); err != nil {
+	var health ClusterHealth
+	var healthErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { health, healthErr = r.WriteHealthOver(ctx, *written, probe) })
+	err = r.applySecret(ctx, c)
+	wg.Wait()
+	if err != nil {
 		if derr := r.clusters().Delete(ctx, c.Name, metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
-			return fmt.Errorf("%w; removing the KubeFedCluster %s/%s written before failed too, remove it by hand: %w", err, r.namespace, c.Name, derr)
+			return health, fmt.Errorf("%w; removing the KubeFedCluster %s/%s written before failed too, remove it by hand: %w", err, r.namespace, c.Name, derr)
 		}
-		return err
+		return health, err
 	}
-	return nil
+	return health, healthNotRecorded(healthErr)
 }
 
 // ApplyCluster rewrites a registration with server-side apply: its
-// credential Secret, then its KubeFedCluster. Fields the provider applied
-// before and no longer applies (a label, the token after a switch to a
-// certificate) are removed.
-func (r *Registry) ApplyCluster(ctx context.Context, c Cluster) error {
+// credential Secret, then its KubeFedCluster, then the status that records
+// probe. Fields the provider applied before and no longer applies (a label,
+// the token after a switch to a certificate) are removed. A status that
+// cannot be written is reported as for RegisterCluster.
+func (r *Registry) ApplyCluster(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
 	if err := r.applySecret(ctx, c); err != nil {
-		return err
+		return healthOfProbe(probe), err
 	}
-	return r.applyClusterObject(ctx, c)
+	written, err := r.applyClusterObject(ctx, c)
+	if err != nil {
+		return healthOfProbe(probe), err
+	}
+	health, err := r.WriteHealthOver(ctx, *written, probe)
+	return health, healthNotRecorded(err)
+}
+
+// HealthNotRecordedError is a registration written whose health could not
+// be recorded in its status.
+type HealthNotRecordedError struct{ Err error }
+
+func (e *HealthNotRecordedError) Error() string { return e.Err.Error() }
+func (e *HealthNotRecordedError) Unwrap() error { return e.Err }
+
+func healthNotRecorded(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &HealthNotRecordedError{Err: err}
 }
 
 func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
@@ -102,7 +132,9 @@ func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
 	return nil
 }
 
-func (r *Registry) applyClusterObject(ctx context.Context, c Cluster) error {
+// applyClusterObject writes c's KubeFedCluster and returns it as the host
+// holds it after the write, with the status it had.
+func (r *Registry) applyClusterObject(ctx context.Context, c Cluster) (*Cluster, error) {
 	obj, err := toUnstructured(&kubeFedCluster{
 		TypeMeta:   typeMeta(KubeFedClusterResource.GroupVersion(), "KubeFedCluster"),
 		ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace, Labels: c.Labels},
@@ -115,12 +147,13 @@ func (r *Registry) applyClusterObject(ctx context.Context, c Cluster) error {
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := r.clusters().Apply(ctx, c.Name, obj, r.applyOptions()); err != nil {
-		return fmt.Errorf("writing KubeFedCluster %s/%s in the host: %w", r.namespace, c.Name, err)
+	u, err := r.clusters().Apply(ctx, c.Name, obj, r.applyOptions())
+	if err != nil {
+		return nil, fmt.Errorf("writing KubeFedCluster %s/%s in the host: %w", r.namespace, c.Name, err)
 	}
-	return nil
+	return clusterFromObject(u)
 }
 
 // GetCluster reads a registered cluster with its credentials. It returns
@@ -222,27 +255,12 @@ func (r *Registry) DeleteCluster(ctx context.Context, name, secretName string) e
 	return nil
 }
 
-// WriteHealth records a probe in the KubeFedCluster's status, through the
-// status subresource, with KubeFed's conditions: Ready and Offline, each
-// with its probe time and the time its status last changed. It reads the
-// status recorded before from the host; WriteHealthOver is for a caller
-// that read the cluster in this run already. It returns the health as
-// recorded, which keeps the last known version of a cluster that does not
-// answer.
-func (r *Registry) WriteHealth(ctx context.Context, name string, probe member.ProbeResult) (ClusterHealth, error) {
-	u, err := r.clusters().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return healthOfProbe(probe), fmt.Errorf("reading KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
-	}
-	c, err := clusterFromObject(u)
-	if err != nil {
-		return healthOfProbe(probe), err
-	}
-	return r.WriteHealthOver(ctx, *c, probe)
-}
-
-// WriteHealthOver is WriteHealth over the status c was read with, without
-// reading it again.
+// WriteHealthOver records a probe in the KubeFedCluster's status, through
+// the status subresource, with KubeFed's conditions: Ready and Offline,
+// each with its probe time and the time its status last changed, kept from
+// the status c was read with when it did not change. It returns the health
+// as recorded, which keeps the last known version of a cluster that does
+// not answer.
 func (r *Registry) WriteHealthOver(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
 	status, health := probedStatus(c.recorded, probe)
 	obj, err := toUnstructured(&kubeFedCluster{
