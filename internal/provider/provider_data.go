@@ -112,8 +112,9 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 }
 
 // warm reads what nearly every resource of a run asks the host for first,
-// as soon as the host is connected: the registered clusters and, for the
-// first write, whether the host is bootstrapped. Both go at once, in the
+// as soon as the host is connected: the registered clusters, the API
+// discovery a type's plan resolves its target kind with, and, for the first
+// write, whether the host is bootstrapped. They go at once, in the
 // background, while the resource that connected goes on with its own
 // request, so a far host costs their round trip once per run and not in
 // series with the first resource's reads. The ready members are then
@@ -124,6 +125,12 @@ func (d *providerData) warm(ctx context.Context) {
 	defer close(d.warmed)
 	var wg sync.WaitGroup
 	wg.Go(func() { d.connectMembers(ctx) })
+	wg.Go(func() {
+		// What fails is left for the plan that needs it to meet and report.
+		if host, err := d.host(ctx); err == nil && host.Discovery != nil {
+			_, _ = host.Discovery.ServerGroups()
+		}
+	})
 	wg.Go(func() {
 		d.bootMu.Lock()
 		defer d.bootMu.Unlock()

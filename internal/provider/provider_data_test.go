@@ -125,6 +125,9 @@ func TestProviderData_connectingReadsTheClustersAndTheBootstrapOnce(t *testing.T
 		"GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/kubefedclusters.core.kubefed.io":                    1,
 		"GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/federatedtypeconfigs.core.kubefed.io":               1,
 		"GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/replicaschedulingpreferences.scheduling.kubefed.io": 1,
+		// The API discovery a type's plan resolves its kind with.
+		"GET /api":  1,
+		"GET /apis": 1,
 	}
 	if !maps.Equal(warmed, want) {
 		t.Fatalf("requests on connecting:\n got %v\nwant %v", warmed, want)

@@ -63,11 +63,17 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 	priorRendered := map[string]string{}
 	replacing := prior == nil && (plannedFromState(ctx, req.Private, objectKey(in.id)) || r.data.run.Replacing(objectKey(in.id)))
+	// A create asks the host whether the object is recorded there while
+	// the members are asked whether they accept it: neither waits for the
+	// other, and the plan fails if either says no.
+	var refused diag.Diagnostics
+	var hostChecked sync.WaitGroup
+	defer func() { hostChecked.Wait(); resp.Diagnostics.Append(refused...) }()
 	if prior != nil {
 		priorRendered = mapStrings(prior.Rendered)
 		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, objectKey(prior.ID.ValueString()))...)
 	} else if !replacing {
-		r.refuseExisting(ctx, in, &resp.Diagnostics)
+		hostChecked.Go(func() { r.refuseExisting(ctx, in, &refused) })
 	}
 	out := r.desired(ctx, in, snapshot, priorRendered, true, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
