@@ -51,26 +51,40 @@ case ${BENCH_CLI:-terraform} in
 esac
 
 # dev_overrides: the CLI runs the provider just built, with no init,
-# through a wrapper that records the provider's peak resident memory
-# (VmHWM, in KiB) in $work/rss and the CPU time it used (user and system,
-# in clock ticks, as last seen) in $work/cpu when it exits.
+# through a wrapper that records, when the provider exits, its peak
+# resident memory (VmHWM, in KiB, as last sampled) in $work/rss and the CPU
+# time it used (user and system, in seconds, from the shell's account of
+# its children) in $work/cpu. The memory is sampled beside the provider, by
+# builtins only, so the wrapper exits with the provider: the CLI waits for
+# every provider process to exit, and a wrapper that slept before noticing
+# would add its sleep to every timing.
 mkdir -p "$work/plugin"
 cat >"$work/plugin/terraform-provider-kubefed" <<WRAPPER
 #!/usr/bin/env bash
+samples=\$(mktemp)
 "$provider" "\$@" &
 pid=\$!
 trap 'kill -TERM \$pid 2>/dev/null' TERM INT
-peak=0 ticks=0
-while kill -0 \$pid 2>/dev/null; do
-  now=\$(awk '/^VmHWM/ { print \$2 }' /proc/\$pid/status 2>/dev/null || true)
-  [ -n "\$now" ] && [ "\$now" -gt "\$peak" ] && peak=\$now
-  if read -r -a stat </proc/\$pid/stat 2>/dev/null; then ticks=\$(( stat[13] + stat[14] )); fi
-  sleep 0.1
-done
+(
+  while kill -0 \$pid 2>/dev/null; do
+    while read -r key value _; do
+      if [ "\$key" = VmHWM: ]; then echo "\$value" >"\$samples"; fi
+    done </proc/\$pid/status 2>/dev/null
+    read -r -t 0.1 <> <(:) || true
+  done
+) &
+sampler=\$!
 wait \$pid
 rc=\$?
-echo "\$peak" >>"$work/rss"
-echo "\$ticks" >>"$work/cpu"
+# The children reaped so far are mktemp and the provider.
+times >"\$samples.times"
+cpu=\$(sed -n 2p "\$samples.times")
+kill \$sampler 2>/dev/null
+wait \$sampler 2>/dev/null
+read -r peak <"\$samples" || peak=0
+rm -f "\$samples" "\$samples.times"
+echo "\${peak:-0}" >>"$work/rss"
+echo "\$cpu" >>"$work/cpu"
 exit \$rc
 WRAPPER
 chmod +x "$work/plugin/terraform-provider-kubefed"
@@ -195,9 +209,10 @@ state_bytes() {
 }
 
 # plan_cpu_seconds prints the CPU time of the provider processes since the
-# last call, in seconds, and forgets them.
+# last call, in seconds, and forgets them. Each line is what `times` says
+# of a wrapper's children: user and system time, as 0m0.370s 0m0.050s.
 plan_cpu_seconds() {
-  awk -v hz="$(getconf CLK_TCK)" '{ sum += $1 } END { printf "%.2f", sum / hz }' "$work/cpu"
+  awk '{ for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); sum += t[1] * 60 + t[2] } } END { printf "%.2f", sum }' "$work/cpu"
   : >"$work/cpu"
 }
 
