@@ -476,12 +476,12 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 // earlyProbe is a probe of a member started before the host said how to
 // reach it, with the connection the state recorded.
 type earlyProbe struct {
-	ctx     context.Context
-	pool    *member.Pool
-	name    string
-	conn    member.Connection
-	started bool
-	done    chan member.ProbeResult
+	ctx  context.Context
+	pool *member.Pool
+	name string
+	conn member.Connection
+	// done delivers the probe; nil when none was started.
+	done chan member.ProbeResult
 }
 
 // probeAsRecorded starts a probe of the cluster with the connection its
@@ -495,30 +495,35 @@ func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *
 	if !state.Join.IsNull() || tokenIsWriteOnly(ctx, private) || state.APIEndpoint.ValueString() == "" {
 		return p
 	}
-	var disabled []string
-	if diags := state.DisabledTLSValidations.ElementsAs(ctx, &disabled, false); diags.HasError() {
+	var diags diag.Diagnostics
+	if p.conn = connectionOf(ctx, state, state.Token.ValueString(), &diags); diags.HasError() {
 		return p
 	}
-	p.conn = member.Connection{
-		APIEndpoint:            state.APIEndpoint.ValueString(),
-		CABundle:               []byte(state.CABundle.ValueString()),
-		Token:                  state.Token.ValueString(),
-		ClientCertificate:      []byte(state.ClientCertificate.ValueString()),
-		ClientKey:              []byte(state.ClientKey.ValueString()),
-		DisabledTLSValidations: disabled,
-		ProxyURL:               state.ProxyURL.ValueString(),
-	}
-	p.started = true
 	p.done = make(chan member.ProbeResult, 1)
 	go func() { p.done <- p.pool.Probe(ctx, p.name, p.conn) }()
 	return p
+}
+
+// connectionOf is how the cluster's settings in m, with token, reach the
+// member.
+func connectionOf(ctx context.Context, m *federationClusterModel, token string, diags *diag.Diagnostics) member.Connection {
+	conn := member.Connection{
+		APIEndpoint:       m.APIEndpoint.ValueString(),
+		CABundle:          []byte(m.CABundle.ValueString()),
+		Token:             token,
+		ClientCertificate: []byte(m.ClientCertificate.ValueString()),
+		ClientKey:         []byte(m.ClientKey.ValueString()),
+		ProxyURL:          m.ProxyURL.ValueString(),
+	}
+	diags.Append(m.DisabledTLSValidations.ElementsAs(ctx, &conn.DisabledTLSValidations, false)...)
+	return conn
 }
 
 // result is the probe of the member through registered, the connection the
 // host holds: the early probe when it used the same connection, else a
 // probe made now.
 func (p *earlyProbe) result(registered member.Connection) member.ProbeResult {
-	if p.started && p.conn.Same(registered) {
+	if p.done != nil && p.conn.Same(registered) {
 		return <-p.done
 	}
 	return p.pool.Probe(p.ctx, p.name, registered)
@@ -638,17 +643,9 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 	cluster := registry.Cluster{
 		Name:       plan.Name.ValueString(),
 		SecretName: plan.SecretName.ValueString(),
-		Connection: member.Connection{
-			APIEndpoint:       plan.APIEndpoint.ValueString(),
-			CABundle:          []byte(plan.CABundle.ValueString()),
-			Token:             how.token,
-			ClientCertificate: []byte(plan.ClientCertificate.ValueString()),
-			ClientKey:         []byte(plan.ClientKey.ValueString()),
-			ProxyURL:          plan.ProxyURL.ValueString(),
-		},
+		Connection: connectionOf(ctx, plan, how.token, diags),
 	}
 	diags.Append(plan.Labels.ElementsAs(ctx, &cluster.Labels, false)...)
-	diags.Append(plan.DisabledTLSValidations.ElementsAs(ctx, &cluster.Connection.DisabledTLSValidations, false)...)
 	if diags.HasError() {
 		return
 	}
