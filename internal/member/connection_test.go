@@ -24,7 +24,8 @@ func TestConnectionTLSSettings(t *testing.T) {
 	}
 }
 
-func TestConnectionSame(t *testing.T) {
+// The pool keys a member's clients and its shared probe by connectionKey.
+func TestConnectionKey_changesWithEveryPartOfTheConnection(t *testing.T) {
 	base := Connection{APIEndpoint: "https://berlin.example:6443", CABundle: []byte("ca"), Token: "t",
 		DisabledTLSValidations: []string{TLSSubjectName}}
 	changed := map[string]func(*Connection){
@@ -42,13 +43,13 @@ func TestConnectionSame(t *testing.T) {
 		c.DisabledTLSValidations = append([]string(nil), c.DisabledTLSValidations...)
 		return c
 	}
-	if !base.Same(copyOf(base)) {
+	if connectionKey(base) != connectionKey(copyOf(base)) {
 		t.Fatal("a copy of a connection is not the same connection")
 	}
 	for name, change := range changed {
 		other := copyOf(base)
 		change(&other)
-		if base.Same(other) {
+		if connectionKey(base) == connectionKey(other) {
 			t.Errorf("a connection with another %s is the same", name)
 		}
 	}

@@ -30,6 +30,15 @@ type Pool struct {
 
 	mu      sync.Mutex
 	members map[string]pooled
+	// probes are the run's shared probes, by member and connection.
+	probes map[string]*sharedProbe
+}
+
+// sharedProbe is one probe that every caller asking the same member the
+// same way waits for.
+type sharedProbe struct {
+	done   chan struct{}
+	result ProbeResult
 }
 
 type pooled struct {
@@ -39,7 +48,7 @@ type pooled struct {
 
 // NewPool returns an empty pool that builds clients with factory.
 func NewPool(factory kube.ClientFactory, s Settings) *Pool {
-	return &Pool{factory: factory, settings: s, members: map[string]pooled{}}
+	return &Pool{factory: factory, settings: s, members: map[string]pooled{}, probes: map[string]*sharedProbe{}}
 }
 
 // Clients returns the clients of the named member, built on first use and
@@ -79,23 +88,35 @@ func (p *Pool) Probe(ctx context.Context, name string, conn Connection) ProbeRes
 	return ProbeWithClient(ctx, name, conn.APIEndpoint, clients.HTTP)
 }
 
-// Connect opens the connection to the named member that its clients then
-// share, with one small request, so that the first real request of a run
-// does not wait for TLS to be negotiated. What fails is left for that
-// request to meet and report: Connect reports nothing.
-func (p *Pool) Connect(ctx context.Context, name string, conn Connection) {
-	clients, err := p.Clients(name, conn)
-	if err != nil || clients.HTTP == nil {
-		return
+// SharedProbe is Probe made once per member and connection for the
+// pool's whole run: whoever asks for the same member through the same
+// connection, while the probe runs or after, gets its result. The probes
+// started when the host is connected and the refreshes of the clusters
+// then share one probe per member, however many refreshes Terraform runs
+// at a time. The probe runs to its end even when ctx ends first (each of
+// its requests is bounded by ProbeTimeout); a caller whose ctx ends gets
+// that as an unreachable member.
+func (p *Pool) SharedProbe(ctx context.Context, name string, conn Connection) ProbeResult {
+	key := name + "\x00" + connectionKey(conn)
+	p.mu.Lock()
+	probe, started := p.probes[key]
+	if !started {
+		probe = &sharedProbe{done: make(chan struct{})}
+		p.probes[key] = probe
+		go func() {
+			defer close(probe.done)
+			probe.result = p.Probe(context.WithoutCancel(ctx), name, conn)
+		}()
 	}
-	ctx, cancel := context.WithTimeout(kube.WithCluster(ctx, name), ProbeTimeout)
-	defer cancel()
-	_ = version(ctx, clients.HTTP, conn.APIEndpoint)
+	p.mu.Unlock()
+	select {
+	case <-probe.done:
+		return probe.result
+	case <-ctx.Done():
+		return ProbeResult{Time: probeTime(), Offline: true, Reason: ReasonNotReachable,
+			Message: fmt.Sprintf("cluster %q was not probed: %v", name, ctx.Err())}
+	}
 }
-
-// Same reports whether c and other reach a member the same way: the same
-// endpoint, TLS settings and credentials.
-func (c Connection) Same(other Connection) bool { return connectionKey(c) == connectionKey(other) }
 
 // connectionKey identifies a connection without keeping its secrets in
 // memory twice.

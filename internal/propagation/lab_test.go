@@ -19,7 +19,8 @@ import (
 func TestMain(m *testing.M) { acctest.Main(m) }
 
 // The API server's warnings about an object come back with the result of a
-// dry run and of an apply, instead of going to standard error.
+// dry run and of an apply, instead of going to standard error; a dry run
+// says whether the member holds the object.
 func TestAccServerWarningsComeBackWithTheResult(t *testing.T) {
 	lab := acctest.Lab(t)
 	clients, err := kube.NewClientFactory().NewClients(lab.Cluster("berlin").RESTConfig())
@@ -43,13 +44,20 @@ func TestAccServerWarningsComeBackWithTheResult(t *testing.T) {
 			t.Errorf("%s: warnings %q, want the fractional byte value once", what, res.Warnings)
 		}
 	}
-	warned("dry run", DryRun(ctx, m, o, pod, opts))
+	res := DryRun(ctx, m, o, pod, opts)
+	warned("dry run", res)
+	if res.Found {
+		t.Error("a dry run of a create found the object on the member")
+	}
 	t.Cleanup(func() {
 		if res := Remove(context.Background(), m, o, false, opts); res.Err != nil {
 			t.Errorf("removing the pod: %v", res.Err)
 		}
 	})
 	warned("apply", Apply(ctx, m, o, pod, opts))
+	if res := DryRun(ctx, m, o, pod, opts); res.Err != nil || !res.Found {
+		t.Errorf("a dry run over the applied object = %+v, want it found", res)
+	}
 }
 
 // ReadCapacity reads a member's nodes and pods, and tells the workload's own

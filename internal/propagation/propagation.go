@@ -88,7 +88,9 @@ type Result struct {
 	// Object is the whole live object after an apply or a read, status
 	// included, for what is read from it besides drift (its health).
 	Object map[string]any
-	// Found is false when a read found no object.
+	// Found is false when a read found no object, or when a dry run's
+	// member holds none: the server answers a dry run that would create the
+	// object with no resourceVersion.
 	Found bool
 	// Reclaimed are the fields an apply or a dry run took back, or would
 	// take back, from update-style writers, by manager; nil when none.
@@ -209,11 +211,11 @@ func DryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Optio
 
 func dryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
 	ctx, warnings := kube.CollectWarnings(ctx)
-	_, reclaimed, err := applyReclaiming(ctx, m, o, rendered, opts, true)
+	live, reclaimed, err := applyReclaiming(ctx, m, o, rendered, opts, true)
 	if err != nil {
 		return Result{Err: explain(m, o, err, opts), Warnings: warnings.List()}
 	}
-	return Result{Reclaimed: reclaimed, Warnings: warnings.List()}
+	return Result{Found: live.GetResourceVersion() != "", Reclaimed: reclaimed, Warnings: warnings.List()}
 }
 
 // Read fetches the object, from the run's list of the cluster's managed

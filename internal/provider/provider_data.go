@@ -118,7 +118,9 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 // background, while the resource that connected goes on with its own
 // request, so a far host costs their round trip once per run and not in
 // series with the first resource's reads. The ready members are then
-// connected to, for the same reason. It runs without the caller's
+// probed, which opens the connections the run's requests to them share,
+// and answers their clusters' refreshes: all members at once, however
+// few refreshes Terraform runs at a time. It runs without the caller's
 // cancellation, which would otherwise end it with the caller's request;
 // each request is still bounded by request_timeout.
 func (d *providerData) warm(ctx context.Context) {
@@ -152,8 +154,8 @@ func (d *providerData) registry(ctx context.Context) (*registry.Registry, error)
 	return reg.WithReads(d.reads), nil
 }
 
-// connectMembers reads the run's snapshot and opens a connection to each
-// member the host records as ready, all at once.
+// connectMembers reads the run's snapshot and probes each member the host
+// records as ready, all at once.
 func (d *providerData) connectMembers(ctx context.Context) {
 	snapshot, err := d.snapshot(ctx)
 	if err != nil {
@@ -162,7 +164,7 @@ func (d *providerData) connectMembers(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range snapshot.Clusters() {
 		if c.Health.Ready && c.Connection.APIEndpoint != "" {
-			wg.Go(func() { d.members.Connect(ctx, c.Name, c.Connection) })
+			wg.Go(func() { d.members.SharedProbe(ctx, c.Name, c.Connection) })
 		}
 	}
 	wg.Wait()

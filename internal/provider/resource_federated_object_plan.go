@@ -421,25 +421,33 @@ func (r *federatedObjectResource) checkMembers(ctx context.Context, in *objectIn
 	}
 }
 
-// checkMember asks one member, at once, whether it holds the object
-// already (for a create) and whether it accepts it (a dry run).
+// checkMember asks one member whether it accepts the object (a dry run)
+// and, for a create, whether it holds the object already: the dry run's
+// answer says so, and only a member that refuses the dry run, or a plan
+// without dry runs, is asked by name.
 func checkMember(ctx context.Context, m propagation.Member, o propagation.Object, rendered []byte, opts propagation.Options,
 	creating, dryRun bool) propagation.Result {
-	var found propagation.Result
-	var wg sync.WaitGroup
-	if creating {
-		wg.Go(func() { _, found.Found, found.Err = propagation.Get(ctx, m, o) })
+	if !dryRun {
+		return existing(ctx, m, o)
 	}
-	var res propagation.Result
-	if dryRun {
-		res = propagation.DryRun(ctx, m, o, rendered, opts)
+	res := propagation.DryRun(ctx, m, o, rendered, opts)
+	switch {
+	case !creating:
+		res.Found = false
+	case res.Err != nil:
+		found := existing(ctx, m, o)
+		if found.Err != nil {
+			return found
+		}
+		res.Found = found.Found
 	}
-	wg.Wait()
-	if found.Err != nil {
-		return found
-	}
-	res.Found = found.Found
 	return res
+}
+
+// existing reads whether the member holds the object.
+func existing(ctx context.Context, m propagation.Member, o propagation.Object) propagation.Result {
+	_, found, err := propagation.Get(ctx, m, o)
+	return propagation.Result{Found: found, Err: err}
 }
 
 // addDryRunError reports a dry run's failure: an error when the member

@@ -422,7 +422,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 		return
 	}
 	name := state.Name.ValueString()
-	early := r.probeAsRecorded(ctx, &state, req.Private)
+	r.probeAsRecorded(ctx, &state, req.Private)
 	cluster, err := r.recordedCluster(ctx, reg, name)
 	if errors.Is(err, registry.ErrNotFound) {
 		tflog.Info(ctx, "KubeFedCluster is gone from the host; removing it from the state", map[string]any{"cluster": name})
@@ -455,7 +455,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 		state.RequireReady = types.BoolValue(true)
 	}
 
-	probe := early.result(cluster.Connection)
+	probe := r.data.members.SharedProbe(ctx, name, cluster.Connection)
 	health, err := reg.WriteHealthOver(ctx, *cluster, probe)
 	if err != nil {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot record the health of cluster %q in the host", name), healthNotRecorded(name, err))
@@ -473,35 +473,22 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// earlyProbe is a probe of a member started before the host said how to
-// reach it, with the connection the state recorded.
-type earlyProbe struct {
-	ctx  context.Context
-	pool *member.Pool
-	name string
-	conn member.Connection
-	// done delivers the probe; nil when none was started.
-	done chan member.ProbeResult
-}
-
-// probeAsRecorded starts a probe of the cluster with the connection its
-// state recorded, so that a refresh does not wait for the host's answer
-// before it asks the member: unless something else changed the
-// registration, the host holds that same connection. A cluster whose token
-// the state does not hold (joined, or given write-only) is probed once the
-// host has answered.
-func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, private privateData) *earlyProbe {
-	p := &earlyProbe{ctx: ctx, pool: r.data.members, name: state.Name.ValueString()}
+// probeAsRecorded starts the run's probe of the cluster with the
+// connection its state recorded, so that a refresh does not wait for the
+// host's answer before it asks the member: unless something else changed
+// the registration, the host holds that same connection, and the probe
+// through it is this one. A cluster whose token the state does not hold
+// (joined, or given write-only) is probed once the host has answered.
+func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, private privateData) {
 	if !state.Join.IsNull() || tokenIsWriteOnly(ctx, private) || state.APIEndpoint.ValueString() == "" {
-		return p
+		return
 	}
 	var diags diag.Diagnostics
-	if p.conn = connectionOf(ctx, state, state.Token.ValueString(), &diags); diags.HasError() {
-		return p
+	conn := connectionOf(ctx, state, state.Token.ValueString(), &diags)
+	if diags.HasError() {
+		return
 	}
-	p.done = make(chan member.ProbeResult, 1)
-	go func() { p.done <- p.pool.Probe(ctx, p.name, p.conn) }()
-	return p
+	go r.data.members.SharedProbe(ctx, state.Name.ValueString(), conn)
 }
 
 // connectionOf is how the cluster's settings in m, with token, reach the
@@ -517,16 +504,6 @@ func connectionOf(ctx context.Context, m *federationClusterModel, token string, 
 	}
 	diags.Append(m.DisabledTLSValidations.ElementsAs(ctx, &conn.DisabledTLSValidations, false)...)
 	return conn
-}
-
-// result is the probe of the member through registered, the connection the
-// host holds: the early probe when it used the same connection, else a
-// probe made now.
-func (p *earlyProbe) result(registered member.Connection) member.ProbeResult {
-	if p.done != nil && p.conn.Same(registered) {
-		return <-p.done
-	}
-	return p.pool.Probe(p.ctx, p.name, registered)
 }
 
 // recordedCluster is the registration of the cluster called name: as the
