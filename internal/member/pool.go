@@ -97,8 +97,28 @@ func (p *Pool) Probe(ctx context.Context, name string, conn Connection) ProbeRes
 // its requests is bounded by ProbeTimeout); a caller whose ctx ends gets
 // that as an unreachable member.
 func (p *Pool) SharedProbe(ctx context.Context, name string, conn Connection) ProbeResult {
+	probe := p.sharedProbe(ctx, name, conn)
+	select {
+	case <-probe.done:
+		return probe.result
+	case <-ctx.Done():
+		return ProbeResult{Time: probeTime(), Offline: true, Reason: ReasonNotReachable,
+			Message: fmt.Sprintf("cluster %q was not probed: %v", name, ctx.Err())}
+	}
+}
+
+// StartProbe starts SharedProbe's probe of the member through conn, unless
+// it has started already, and returns without waiting for it.
+func (p *Pool) StartProbe(ctx context.Context, name string, conn Connection) {
+	p.sharedProbe(ctx, name, conn)
+}
+
+// sharedProbe is the run's probe of the member through conn, started on
+// the first call.
+func (p *Pool) sharedProbe(ctx context.Context, name string, conn Connection) *sharedProbe {
 	key := name + "\x00" + connectionKey(conn)
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	probe, started := p.probes[key]
 	if !started {
 		probe = &sharedProbe{done: make(chan struct{})}
@@ -108,14 +128,7 @@ func (p *Pool) SharedProbe(ctx context.Context, name string, conn Connection) Pr
 			probe.result = p.Probe(context.WithoutCancel(ctx), name, conn)
 		}()
 	}
-	p.mu.Unlock()
-	select {
-	case <-probe.done:
-		return probe.result
-	case <-ctx.Done():
-		return ProbeResult{Time: probeTime(), Offline: true, Reason: ReasonNotReachable,
-			Message: fmt.Sprintf("cluster %q was not probed: %v", name, ctx.Err())}
-	}
+	return probe
 }
 
 // connectionKey identifies a connection without keeping its secrets in

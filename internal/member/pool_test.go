@@ -85,3 +85,20 @@ func TestSharedProbe_aCallerWhoseContextEndsIsNotHeld(t *testing.T) {
 		t.Errorf("the probe the ended caller started = %+v, want it run to its end for the next caller", got)
 	}
 }
+
+func TestStartProbe_startsTheProbeALaterCallerGets(t *testing.T) {
+	var healthChecks atomic.Int32
+	release := make(chan struct{})
+	conn := countingMember(t, &healthChecks, release)
+	pool := NewPool(kube.NewClientFactory(), Settings{QPS: 50, Burst: 100})
+
+	pool.StartProbe(context.Background(), "berlin", conn) // returns while the member holds the health check
+	pool.StartProbe(context.Background(), "berlin", conn)
+	close(release)
+	if got := pool.SharedProbe(context.Background(), "berlin", conn); !got.Ready {
+		t.Errorf("probe = %+v, want a ready member", got)
+	}
+	if n := healthChecks.Load(); n != 1 {
+		t.Errorf("%d health checks for two starts and a probe, want 1", n)
+	}
+}

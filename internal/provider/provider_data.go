@@ -126,7 +126,7 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 func (d *providerData) warm(ctx context.Context) {
 	defer close(d.warmed)
 	var wg sync.WaitGroup
-	wg.Go(func() { d.connectMembers(ctx) })
+	wg.Go(func() { d.probeReadyMembers(ctx) })
 	wg.Go(func() {
 		// What fails is left for the plan that needs it to meet and report.
 		if host, err := d.host(ctx); err == nil && host.Discovery != nil {
@@ -154,20 +154,18 @@ func (d *providerData) registry(ctx context.Context) (*registry.Registry, error)
 	return reg.WithReads(d.reads), nil
 }
 
-// connectMembers reads the run's snapshot and probes each member the host
-// records as ready, all at once.
-func (d *providerData) connectMembers(ctx context.Context) {
+// probeReadyMembers reads the run's snapshot and starts the probe of each
+// member the host records as ready, all at once.
+func (d *providerData) probeReadyMembers(ctx context.Context) {
 	snapshot, err := d.snapshot(ctx)
 	if err != nil {
 		return
 	}
-	var wg sync.WaitGroup
 	for _, c := range snapshot.Clusters() {
 		if c.Health.Ready && c.Connection.APIEndpoint != "" {
-			wg.Go(func() { d.members.SharedProbe(ctx, c.Name, c.Connection) })
+			d.members.StartProbe(ctx, c.Name, c.Connection)
 		}
 	}
-	wg.Wait()
 }
 
 // bootstrappedRegistry is registry after making sure, once per provider

@@ -409,7 +409,7 @@ func (r *federatedObjectResource) checkMembers(ctx context.Context, in *objectIn
 	for _, res := range results {
 		addServerWarnings(diags, in.object, res)
 		addReclaimWarning(diags, in.object, res, "The apply sets")
-		if res.Found {
+		if creating && res.Found {
 			diags.AddWarning(fmt.Sprintf("Cluster %q already holds %s", res.Cluster, in.object),
 				fmt.Sprintf("%s exists on cluster %q without a record in the host. The apply adopts it, as KubeFed does: it takes over "+
 					"the fields the template sets and leaves the others alone, and destroying this resource deletes it there.",
@@ -431,10 +431,7 @@ func checkMember(ctx context.Context, m propagation.Member, o propagation.Object
 		return existing(ctx, m, o)
 	}
 	res := propagation.DryRun(ctx, m, o, rendered, opts)
-	switch {
-	case !creating:
-		res.Found = false
-	case res.Err != nil:
+	if creating && res.Err != nil {
 		found := existing(ctx, m, o)
 		if found.Err != nil {
 			return found

@@ -488,7 +488,7 @@ func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *
 	if diags.HasError() {
 		return
 	}
-	go r.data.members.SharedProbe(ctx, state.Name.ValueString(), conn)
+	r.data.members.StartProbe(ctx, state.Name.ValueString(), conn)
 }
 
 // connectionOf is how the cluster's settings in m, with token, reach the
