@@ -16,13 +16,16 @@ import (
 // version is set by goreleaser at release time.
 var version = "dev"
 
+// address is the provider's source address in the registry.
+const address = "registry.terraform.io/tf-kubefed/kubefed"
+
 func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
 	if logsDiscarded(os.Environ()) {
-		for _, name := range quietLoggers {
+		for _, name := range quietLoggers(address) {
 			if err := os.Setenv(name, "off"); err != nil {
 				log.Fatal(err)
 			}
@@ -33,7 +36,7 @@ func main() {
 		runtimedebug.SetMemoryLimit(gcMemoryLimit)
 	}
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/tf-kubefed/kubefed",
+		Address: address,
 		Debug:   debug,
 	})
 	if err != nil {
@@ -66,8 +69,16 @@ func collectLess(environ []string) bool {
 }
 
 // quietLoggers are the variables that set the level of the provider's own
-// logger and of the SDK's loggers; unset, each logs at TRACE.
-var quietLoggers = []string{"TF_LOG_PROVIDER", "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"}
+// logger and of the SDK's loggers; unset, each logs at TRACE. The
+// provider's own logger takes its level from a variable named after the
+// provider's type, TF_LOG_PROVIDER_KUBEFED, not from TF_LOG_PROVIDER: the
+// SDK names it TF_LOG_PROVIDER_ and the type in capitals, with each "-"
+// made "_".
+func quietLoggers(sourceAddress string) []string {
+	providerType := sourceAddress[strings.LastIndex(sourceAddress, "/")+1:]
+	own := "TF_LOG_PROVIDER_" + strings.ToUpper(strings.ReplaceAll(providerType, "-", "_"))
+	return []string{own, "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"}
+}
 
 // logsDiscarded reports whether Terraform or OpenTofu will throw away all
 // the provider logs: they keep a provider's log lines only when one of the

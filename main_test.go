@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestLogsDiscarded(t *testing.T) {
 	cases := []struct {
@@ -42,6 +45,27 @@ func TestCollectLess(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := collectLess(tc.environ); got != tc.want {
 				t.Errorf("collectLess(%q) = %v, want %v", tc.environ, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestQuietLoggers_nameTheProvidersOwnLoggerAfterItsType(t *testing.T) {
+	cases := []struct {
+		address string
+		own     string
+	}{
+		{address, "TF_LOG_PROVIDER_KUBEFED"},
+		{"registry.terraform.io/hashicorp/google-beta", "TF_LOG_PROVIDER_GOOGLE_BETA"},
+		{"registry.opentofu.org/example/kubefed", "TF_LOG_PROVIDER_KUBEFED"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.address, func(t *testing.T) {
+			got := quietLoggers(tc.address)
+			for _, want := range []string{tc.own, "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
+				if !slices.Contains(got, want) {
+					t.Errorf("quietLoggers(%q) = %q, want it to hold %s", tc.address, got, want)
+				}
 			}
 		})
 	}
