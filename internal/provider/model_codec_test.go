@@ -148,3 +148,50 @@ func TestModelCodec_aValueOfTheWrongTypeIsAnError(t *testing.T) {
 		t.Fatal("a map of bools where the schema has strings must be refused")
 	}
 }
+
+// The cluster's model is the cluster's schema, and the codec reads and
+// writes a registered cluster as the framework does.
+func TestModelCodec_readsAndWritesAClusterAsTheFrameworkDoes(t *testing.T) {
+	ctx := context.Background()
+	var resp resource.SchemaResponse
+	NewFederationClusterResource().Schema(ctx, resource.SchemaRequest{}, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatal(resp.Diagnostics)
+	}
+	object := resp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	values := map[string]tftypes.Value{}
+	for name, typ := range object.AttributeTypes {
+		values[name] = tftypes.NewValue(typ, nil)
+	}
+	values["name"] = tftypes.NewValue(tftypes.String, "berlin")
+	values["api_endpoint"] = tftypes.NewValue(tftypes.String, "https://berlin.example:6443")
+	values["ready"] = tftypes.NewValue(tftypes.Bool, true)
+	values["token_wo_version"] = tftypes.NewValue(tftypes.Number, 3)
+	values["kubernetes_version"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+	values["labels"] = tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, map[string]tftypes.Value{
+		"region": tftypes.NewValue(tftypes.String, "eu"),
+	})
+	values["disabled_tls_validations"] = tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{
+		tftypes.NewValue(tftypes.String, "ValidityPeriod"),
+	})
+	state := tfsdk.State{Schema: resp.Schema, Raw: tftypes.NewValue(object, values)}
+
+	var byFramework, byCodec federationClusterModel
+	if diags := state.Get(ctx, &byFramework); diags.HasError() {
+		t.Fatal(diags)
+	}
+	var codec modelCodec[federationClusterModel]
+	if diags := codec.fromState(ctx, state, &byCodec); diags.HasError() {
+		t.Fatal(diags)
+	}
+	if !reflect.DeepEqual(byCodec, byFramework) {
+		t.Fatalf("read:\n codec     %+v\n framework %+v", byCodec, byFramework)
+	}
+	written := tfsdk.State{Schema: state.Schema}
+	if diags := codec.toState(ctx, &written, &byCodec); diags.HasError() {
+		t.Fatal(diags)
+	}
+	if !written.Raw.Equal(state.Raw) {
+		t.Fatalf("written back:\n %s\nwant\n %s", written.Raw, state.Raw)
+	}
+}

@@ -68,6 +68,10 @@ type federationClusterModel struct {
 	MemberRules            types.List   `tfsdk:"member_rules"`
 }
 
+// clusterModels converts the resource's values to and from
+// federationClusterModel without the framework's reflection.
+var clusterModels modelCodec[federationClusterModel]
+
 func (r *federationClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_federation_cluster"
 }
@@ -221,7 +225,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	var prior *federationClusterModel
 	if !req.State.Raw.IsNull() {
 		prior = &federationClusterModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
+		resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, prior)...)
 		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, clusterKey(prior.Name.ValueString()))...)
 	}
 	snapshot, err := r.data.snapshot(ctx)
@@ -237,7 +241,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		return
 	}
 	var plan federationClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(clusterModels.fromPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -327,7 +331,7 @@ func (r *federationClusterResource) warnPlannedBefore(name string, before, after
 
 func (r *federationClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan federationClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(clusterModels.fromPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -351,13 +355,13 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(clusterModels.toState(ctx, &resp.State, &plan)...)
 }
 
 func (r *federationClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state federationClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(clusterModels.fromPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -377,7 +381,7 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(clusterModels.toState(ctx, &resp.State, &plan)...)
 	// A join given up, or renamed, leaves the old join's objects: the
 	// registration no longer uses their token.
 	if !state.Join.IsNull() && state.ServiceAccount.ValueString() != plan.ServiceAccount.ValueString() {
@@ -412,7 +416,7 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 
 func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federationClusterModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -470,7 +474,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 			probe.Message+"\n\nThe ServiceAccount or the token Secret that join created may be gone from the member; the plan "+
 				"joins the cluster again, which creates them anew and registers the new token.")
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(clusterModels.toState(ctx, &resp.State, &state)...)
 }
 
 // probeAsRecorded starts the run's probe of the cluster with the
@@ -521,7 +525,7 @@ func (r *federationClusterResource) recordedCluster(ctx context.Context, reg *re
 
 func (r *federationClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federationClusterModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -293,7 +293,7 @@ func (j *joinModel) typeResources(ctx context.Context, diags *diag.Diagnostics) 
 func (r *federationClusterResource) planJoin(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
 	plan, prior *federationClusterModel) {
 	var config federationClusterModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	resp.Diagnostics.Append(clusterModels.fromConfig(ctx, req.Config, &config)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
