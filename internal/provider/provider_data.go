@@ -43,7 +43,10 @@ type providerData struct {
 	warmed chan struct{}
 
 	members *member.Pool
-	run     *runstate.Run
+	// membersProbed starts the probe of every ready member once, at the
+	// run's first refresh of a cluster.
+	membersProbed sync.Once
+	run           *runstate.Run
 	// reads answers the run's reads of federated objects, in the host and
 	// on the members, from one list per type, cluster and namespace.
 	reads *listcache.Cache
@@ -117,18 +120,15 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 // write, whether the host is bootstrapped. They go at once, in the
 // background, while the resource that connected goes on with its own
 // request, so a far host costs their round trip once per run and not in
-// series with the first resource's reads. The ready members are then
-// probed, which opens the connections the run's requests to them share,
-// and answers their clusters' refreshes: all members at once, however
-// few refreshes Terraform runs at a time. It runs without the caller's
+// series with the first resource's reads. It runs without the caller's
 // cancellation, which would otherwise end it with the caller's request;
 // each request is still bounded by request_timeout.
 func (d *providerData) warm(ctx context.Context) {
 	defer close(d.warmed)
+	// What fails is left for the resource that needs it to meet and report.
 	var wg sync.WaitGroup
-	wg.Go(func() { d.probeReadyMembers(ctx) })
+	wg.Go(func() { _, _ = d.snapshot(ctx) })
 	wg.Go(func() {
-		// What fails is left for the plan that needs it to meet and report.
 		if host, err := d.host(ctx); err == nil && host.Discovery != nil {
 			_, _ = host.Discovery.ServerGroups()
 		}
@@ -152,6 +152,15 @@ func (d *providerData) registry(ctx context.Context) (*registry.Registry, error)
 	}
 	reg := registry.New(host.Kubernetes, host.Dynamic, host.Discovery, d.settings.FederationNamespace, d.settings.FieldManager)
 	return reg.WithReads(d.reads), nil
+}
+
+// probeMembersOnce starts, the first time a cluster's refresh asks, the
+// probe of every member the host records as ready, in the background: the
+// refreshes then take their probes from one round, however few of them
+// Terraform runs at a time. A provider process that refreshes no cluster,
+// such as the one an apply writes in, probes no member.
+func (d *providerData) probeMembersOnce(ctx context.Context) {
+	d.membersProbed.Do(func() { go d.probeReadyMembers(context.WithoutCancel(ctx)) })
 }
 
 // probeReadyMembers reads the run's snapshot and starts the probe of each

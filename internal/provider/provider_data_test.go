@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,11 +11,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 )
 
 // refusingFactory stands in for the real client factory, as tests of the
@@ -67,6 +72,8 @@ type fakeHost struct {
 	mu       sync.Mutex
 	requests map[string]int
 	refuse   bool
+	// clusters, when set, are the items of the KubeFedClusterList.
+	clusters string
 }
 
 func (h *fakeHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -82,7 +89,7 @@ func (h *fakeHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
 	switch {
 	case r.URL.Path == "/apis/core.kubefed.io/v1beta1/namespaces/kube-federation-system/kubefedclusters":
-		_, _ = w.Write([]byte(`{"apiVersion":"core.kubefed.io/v1beta1","kind":"KubeFedClusterList","items":[]}`))
+		_, _ = fmt.Fprintf(w, `{"apiVersion":"core.kubefed.io/v1beta1","kind":"KubeFedClusterList","items":[%s]}`, h.clusters)
 	case r.URL.Path == "/api/v1/namespaces/kube-federation-system/secrets":
 		_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"SecretList","items":[]}`))
 	case r.URL.Path == "/api/v1/namespaces/kube-federation-system":
@@ -156,5 +163,48 @@ func TestProviderData_aHostThatRefusesTheCredentialsSaysWhatToFix(t *testing.T) 
 	}
 	if data.bootstrapped {
 		t.Fatal("a host that refuses the reads is not known to be bootstrapped")
+	}
+}
+
+func TestProviderData_membersAreProbedAtTheFirstClusterRefreshNotOnConnecting(t *testing.T) {
+	var healthChecks atomic.Int32
+	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			healthChecks.Add(1)
+			_, _ = w.Write([]byte("ok"))
+		case "/version":
+			_, _ = w.Write([]byte(`{"gitVersion":"v1.37.2"}`))
+		default:
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write([]byte(`{}`))
+		}
+	}))
+	t.Cleanup(server.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
+	h := &fakeHost{requests: map[string]int{}, clusters: fmt.Sprintf(`{"apiVersion":"core.kubefed.io/v1beta1","kind":"KubeFedCluster",`+
+		`"metadata":{"name":"berlin","namespace":"kube-federation-system"},"spec":{"apiEndpoint":%q,"caBundle":%q,"secretRef":{"name":"berlin"}},`+
+		`"status":{"conditions":[{"type":"Ready","status":"True","reason":"ClusterReady"}]}}`, server.URL, base64.StdEncoding.EncodeToString(ca))}
+	data := connectedData(t, h)
+	ctx := context.Background()
+	if _, err := data.snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := healthChecks.Load(); n != 0 {
+		t.Fatalf("%d health checks after connecting to the host, want none: a process that refreshes no cluster probes no member", n)
+	}
+
+	data.probeMembersOnce(ctx)
+	deadline := time.Now().Add(30 * time.Second)
+	for healthChecks.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	data.probeMembersOnce(ctx)
+	got := data.members.SharedProbe(ctx, "berlin", member.Connection{APIEndpoint: server.URL, CABundle: ca})
+	if !got.Ready {
+		t.Fatalf("probe = %+v, want the ready member", got)
+	}
+	if n := healthChecks.Load(); n != 1 {
+		t.Fatalf("%d health checks after two refreshes asked, want the one probe of the ready member they share", n)
 	}
 }

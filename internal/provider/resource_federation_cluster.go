@@ -427,6 +427,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	}
 	name := state.Name.ValueString()
 	r.probeAsRecorded(ctx, &state, req.Private)
+	r.data.probeMembersOnce(ctx)
 	cluster, err := r.recordedCluster(ctx, reg, name)
 	if errors.Is(err, registry.ErrNotFound) {
 		tflog.Info(ctx, "KubeFedCluster is gone from the host; removing it from the state", map[string]any{"cluster": name})
