@@ -45,7 +45,8 @@ type Config struct {
 	ProxyURL             string
 	Exec                 *ExecConfig
 
-	// QPS and Burst set client-go's client-side rate limit.
+	// QPS and Burst set a client-side rate limit; with QPS zero there is
+	// none (see SetRateLimit).
 	QPS     float32
 	Burst   int
 	Timeout time.Duration
@@ -101,12 +102,7 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.QPS > 0 {
-		restConfig.QPS = c.QPS
-	}
-	if c.Burst > 0 {
-		restConfig.Burst = c.Burst
-	}
+	SetRateLimit(restConfig, c.QPS, c.Burst)
 	if c.Timeout > 0 {
 		restConfig.Timeout = c.Timeout
 	}
@@ -280,4 +276,19 @@ func namesOrNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// SetRateLimit limits cfg's clients to qps requests per second, in bursts of
+// up to burst, or, with qps zero or less, sets no client-side limit: the
+// API server's priority and fairness (on by default since Kubernetes 1.20)
+// shares its capacity among its clients, and a limit on this side would
+// only hold back a run that writes many objects. client-go itself reads a
+// zero QPS as its default of 5 requests per second; a negative one turns
+// the limiter off.
+func SetRateLimit(cfg *rest.Config, qps float32, burst int) {
+	if qps <= 0 {
+		cfg.QPS, cfg.Burst = -1, 0
+		return
+	}
+	cfg.QPS, cfg.Burst = qps, max(burst, 1)
 }

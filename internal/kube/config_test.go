@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // kubeconfigA and kubeconfigB overlap on the cluster "shared" and the user
@@ -180,6 +183,42 @@ func TestRESTConfig_clientSettings(t *testing.T) {
 	}
 	if cfg.ServerName != "api.internal" || cfg.QPS != 50 || cfg.Burst != 100 || cfg.Timeout != 7*time.Second || cfg.UserAgent != "ua/1" {
 		t.Errorf("client settings not applied: %+v", cfg)
+	}
+}
+
+func TestSetRateLimit(t *testing.T) {
+	cases := []struct {
+		name      string
+		qps       float32
+		burst     int
+		wantLimit bool
+		wantQPS   float32
+		wantBurst int
+	}{
+		{"no qps: no limiter, not client-go's default of 5", 0, 0, false, -1, 0},
+		{"a burst without qps is no limit either", 0, 100, false, -1, 0},
+		{"qps and burst", 20, 40, true, 20, 40},
+		{"at least one request at a time", 5, 0, true, 5, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := &rest.Config{Host: "https://127.0.0.1:6443"}
+			SetRateLimit(cfg, tc.qps, tc.burst)
+			if cfg.QPS != tc.wantQPS || cfg.Burst != tc.wantBurst {
+				t.Fatalf("qps %v, burst %d; want %v, %d", cfg.QPS, cfg.Burst, tc.wantQPS, tc.wantBurst)
+			}
+			client, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			limiter := client.CoreV1().RESTClient().GetRateLimiter()
+			if got := limiter != nil; got != tc.wantLimit {
+				t.Fatalf("client has a rate limiter: %v, want %v", got, tc.wantLimit)
+			}
+			if tc.wantLimit && limiter.QPS() != tc.wantQPS {
+				t.Errorf("limiter at %v requests per second, want %v", limiter.QPS(), tc.wantQPS)
+			}
+		})
 	}
 }
 

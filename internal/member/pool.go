@@ -13,7 +13,7 @@ import (
 )
 
 // Settings are what every member's clients share: the client-side rate
-// limit, the bound on one request and the user agent.
+// limit (none with QPS zero), the bound on one request and the user agent.
 type Settings struct {
 	QPS            float32
 	Burst          int
@@ -64,8 +64,7 @@ func (p *Pool) Clients(name string, conn Connection) (*kube.Clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", name, err)
 	}
-	cfg.QPS = p.settings.QPS
-	cfg.Burst = p.settings.Burst
+	kube.SetRateLimit(cfg, p.settings.QPS, p.settings.Burst)
 	cfg.Timeout = p.settings.RequestTimeout
 	cfg.UserAgent = p.settings.UserAgent
 	clients, err := p.factory.NewClients(cfg)

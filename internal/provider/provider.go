@@ -33,8 +33,6 @@ const (
 	DefaultFieldManager        = "terraform-provider-kubefed"
 	DefaultMaxParallelClusters = 16
 	DefaultRequestTimeout      = 30 * time.Second
-	DefaultQPS                 = 50
-	DefaultBurst               = 100
 )
 
 type kubefedProvider struct {

@@ -159,8 +159,8 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 			"qps": schema.Int64Attribute{
 				Optional: true,
-				Description: fmt.Sprintf("Client-side rate limit, in requests per second, for each cluster. Defaults to %d "+
-					"(client-go's own default of 5 would make requests leave 200 ms apart).", DefaultQPS),
+				Description: "A client-side rate limit, in requests per second, for each cluster. Unset, there is none, as in " +
+					"controller-runtime: the API server's priority and fairness shares its capacity among clients.",
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"plan_validation": schema.StringAttribute{
@@ -172,8 +172,11 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 			"burst": schema.Int64Attribute{
 				Optional:    true,
-				Description: fmt.Sprintf("Burst allowed above qps, for each cluster. Defaults to %d.", DefaultBurst),
-				Validators:  []validator.Int64{int64validator.AtLeast(1)},
+				Description: "Requests allowed at once above `qps`, for each cluster. Defaults to twice `qps`; needs `qps`.",
+				Validators: []validator.Int64{
+					int64validator.AtLeast(1),
+					int64validator.AlsoRequires(path.MatchRoot("qps")),
+				},
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -238,8 +241,8 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 			TLSServerName:         envString(m.TLSServerName, "KUBE_TLS_SERVER_NAME"),
 			ProxyURL:              envString(m.ProxyURL, "KUBE_PROXY_URL"),
 			AllowInCluster:        true,
-			QPS:                   float32(int64Or(m.QPS, DefaultQPS)),
-			Burst:                 int(int64Or(m.Burst, DefaultBurst)),
+			QPS:                   float32(int64Or(m.QPS, 0)),
+			Burst:                 int(int64Or(m.Burst, 2*int64Or(m.QPS, 0))),
 		},
 		FederationNamespace: stringOr(m.FederationNamespace, DefaultFederationNamespace),
 		FieldManager:        stringOr(m.FieldManager, DefaultFieldManager),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"maps"
+	"math/big"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -35,8 +38,69 @@ func TestSettings_defaults(t *testing.T) {
 	}
 	if s.FederationNamespace != "kube-federation-system" || s.FieldManager != "terraform-provider-kubefed" ||
 		s.MaxParallelClusters != 16 || s.RequestTimeout != 30*time.Second ||
-		s.Connection.QPS != 50 || s.Connection.Burst != 100 || s.Connection.Timeout != 30*time.Second || !s.Connection.AllowInCluster {
+		s.Connection.QPS != 0 || s.Connection.Burst != 0 || s.Connection.Timeout != 30*time.Second || !s.Connection.AllowInCluster {
 		t.Fatalf("defaults not applied: %+v", s)
+	}
+}
+
+func TestSettings_rateLimit(t *testing.T) {
+	cases := []struct {
+		name       string
+		qps, burst types.Int64
+		wantQPS    float32
+		wantBurst  int
+	}{
+		{"none unless qps is set", types.Int64Null(), types.Int64Null(), 0, 0},
+		{"a burst of twice qps", types.Int64Value(20), types.Int64Null(), 20, 40},
+		{"the burst given", types.Int64Value(20), types.Int64Value(5), 20, 5},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, diags := providerModel{Host: types.StringValue("https://h"), QPS: tc.qps, Burst: tc.burst}.settings()
+			if diags.HasError() {
+				t.Fatal(diags)
+			}
+			if s.Connection.QPS != tc.wantQPS || s.Connection.Burst != tc.wantBurst {
+				t.Errorf("qps %v, burst %d; want %v, %d", s.Connection.QPS, s.Connection.Burst, tc.wantQPS, tc.wantBurst)
+			}
+		})
+	}
+}
+
+func TestValidate_burstNeedsQPS(t *testing.T) {
+	ctx := context.Background()
+	server := providerserver.NewProtocol6(New("test")())()
+	schemaResp, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	configType := schemaResp.Provider.ValueType().(tftypes.Object)
+	config := func(set map[string]tftypes.Value) *tfprotov6.DynamicValue {
+		values := map[string]tftypes.Value{}
+		for name, typ := range configType.AttributeTypes {
+			values[name] = tftypes.NewValue(typ, nil)
+		}
+		maps.Copy(values, set)
+		dv, err := tfprotov6.NewDynamicValue(configType, tftypes.NewValue(configType, values))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &dv
+	}
+	burst := tftypes.NewValue(tftypes.Number, big.NewFloat(200))
+	resp, err := server.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: config(map[string]tftypes.Value{"burst": burst})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Severity != tfprotov6.DiagnosticSeverityError ||
+		!resp.Diagnostics[0].Attribute.Equal(tftypes.NewAttributePath().WithAttributeName("burst")) ||
+		!strings.Contains(resp.Diagnostics[0].Detail, "qps") {
+		t.Fatalf("burst without qps: want one error on burst that names qps, got %+v", resp.Diagnostics)
+	}
+	qps := tftypes.NewValue(tftypes.Number, big.NewFloat(100))
+	resp, err = server.ValidateProviderConfig(ctx, &tfprotov6.ValidateProviderConfigRequest{Config: config(map[string]tftypes.Value{"burst": burst, "qps": qps})})
+	if err != nil || len(resp.Diagnostics) != 0 {
+		t.Fatalf("burst with qps: %v %+v", err, resp.Diagnostics)
 	}
 }
 
