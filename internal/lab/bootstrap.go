@@ -44,6 +44,21 @@ func bootstrapMember(ctx context.Context, cs kubernetes.Interface, c *clusterSta
 	return nil
 }
 
+// releaseNodeLeases deletes the leases of a member's nodes before kwok
+// starts. A kwok that ran before left them held in its own name, and a new
+// kwok, which has another, keeps off the nodes until they expire: for 40
+// seconds after a restart the member would run no pod. Without them the new
+// kwok takes the nodes at once.
+func releaseNodeLeases(ctx context.Context, cs kubernetes.Interface, c *clusterState) error {
+	for _, n := range c.Nodes {
+		err := cs.CoordinationV1().Leases(corev1.NamespaceNodeLease).Delete(ctx, n.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("cluster %s: releasing the lease of node %s for kwok: %w", c.Name, n.Name, err)
+		}
+	}
+	return nil
+}
+
 // kwokRole is what kwok needs to act as the kubelet of its nodes: see
 // nodes and pods, write their status, renew the nodes' leases, delete pods
 // that are going away, and record events.
@@ -102,7 +117,7 @@ func nodeObject(n Node, region string) *corev1.Node {
 // waitWorking waits until a cluster's control components do their work:
 // the service-account controller has given the default namespace its
 // service account (without which no pod can be created), and kwok has made
-// every node of the lab Ready. It checks that the components still run
+// every node of the lab Ready and holds its lease. It checks that the components still run
 // while it waits, and quotes the log of one that exited.
 func (l *Lab) waitWorking(ctx context.Context, cs kubernetes.Interface, c *clusterState, comps []component) error {
 	for {
@@ -139,6 +154,19 @@ func working(ctx context.Context, cs kubernetes.Interface, c *clusterState) erro
 	for _, n := range c.Nodes {
 		if !ready[n.Name] {
 			return fmt.Errorf("node %s not Ready yet (kwok)", n.Name)
+		}
+	}
+	leases, err := cs.CoordinationV1().Leases(corev1.NamespaceNodeLease).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing node leases: %w", err)
+	}
+	held := map[string]bool{}
+	for _, l := range leases.Items {
+		held[l.Name] = l.Spec.HolderIdentity != nil
+	}
+	for _, n := range c.Nodes {
+		if !held[n.Name] {
+			return fmt.Errorf("node %s has no lease yet (kwok)", n.Name)
 		}
 	}
 	return nil

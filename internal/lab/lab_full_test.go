@@ -171,6 +171,15 @@ func TestFullLab(t *testing.T) {
 		if err := l.CordonNode(ctx, "berlin", "berlin-1", false); err != nil {
 			t.Fatal(err)
 		}
+		nodes, err := berlin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes.Items {
+			if want := n.Name == "berlin-2"; hasUnschedulableTaint(&n) != want {
+				t.Errorf("node %s: unschedulable taint %t after CordonNode returned, want %t", n.Name, !want, want)
+			}
+		}
 		waitPod(ctx, t, berlin, "small", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 	})
 
@@ -214,6 +223,7 @@ func TestFullLab(t *testing.T) {
 
 	t.Run("a stopped member comes back with all its components", func(t *testing.T) {
 		before := pids(t, l)
+		holders := leaseHolders(ctx, t, berlin)
 		if err := l.Stop(ctx, "berlin"); err != nil {
 			t.Fatal(err)
 		}
@@ -233,6 +243,13 @@ func TestFullLab(t *testing.T) {
 		if len(after) != len(before) {
 			t.Errorf("processes %v after start, %v before", after, before)
 		}
+		// The new kwok holds the nodes at once, not when the old one's
+		// leases expire.
+		for node, holder := range leaseHolders(ctx, t, berlin) {
+			if holder == "" || holder == holders[node] {
+				t.Errorf("node %s: lease held by %q after the restart, by %q before; want the new kwok", node, holder, holders[node])
+			}
+		}
 		// The scheduler, the controllers and kwok all work again.
 		createDeployment(ctx, t, berlin, "after-restart", 2, nil, "nginx:1.27")
 		waitDeployment(ctx, t, berlin, "after-restart", func(d *appsv1.Deployment) bool { return d.Status.AvailableReplicas == 2 })
@@ -248,6 +265,24 @@ func TestFullLab(t *testing.T) {
 			t.Errorf("pid %d still runs after Down", pid)
 		}
 	}
+}
+
+// leaseHolders maps each node of a member to the holder of its lease.
+func leaseHolders(ctx context.Context, t *testing.T, cs kubernetes.Interface) map[string]string {
+	t.Helper()
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holders := map[string]string{}
+	for _, n := range nodes.Items {
+		holders[n.Name] = ""
+		l, err := cs.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, n.Name, metav1.GetOptions{})
+		if err == nil && l.Spec.HolderIdentity != nil {
+			holders[n.Name] = *l.Spec.HolderIdentity
+		}
+	}
+	return holders
 }
 
 // createDeployment creates a Deployment of replicas pods whose template

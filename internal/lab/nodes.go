@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -133,7 +134,10 @@ func (l *Lab) RemoveNode(ctx context.Context, cluster, name string) error {
 
 // CordonNode marks a simulated node unschedulable, or schedulable again:
 // the scheduler places no new pod on a cordoned node, and the pods it runs
-// stay.
+// stay. It returns once the node's unschedulable taint, which the
+// controller manager adds and removes after the mark, agrees with it: the
+// mark has then gone out to the cluster's components, and a pod created
+// next is scheduled by it.
 func (l *Lab) CordonNode(ctx context.Context, cluster, name string, cordon bool) error {
 	st, err := readState(l.dir)
 	if err != nil {
@@ -147,7 +151,32 @@ func (l *Lab) CordonNode(ctx context.Context, cluster, name string, cordon bool)
 	if _, err := cs.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("cluster %s: marking node %s unschedulable=%t: %w", c.Name, name, cordon, err)
 	}
-	return nil
+	ctx, cancel := context.WithTimeout(ctx, taintWait)
+	defer cancel()
+	for {
+		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("cluster %s: node %s marked unschedulable=%t, but reading it back failed: %w", c.Name, name, cordon, err)
+		}
+		if hasUnschedulableTaint(n) == cordon {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster %s: node %s marked unschedulable=%t, but kube-controller-manager has not followed with its taint: %w", c.Name, name, cordon, ctx.Err())
+		case <-time.After(bootstrapPoll / 4):
+		}
+	}
+}
+
+// taintWait bounds CordonNode's wait for the controller manager, which
+// follows a cordon within milliseconds when it runs.
+const taintWait = 30 * time.Second
+
+// hasUnschedulableTaint reports whether n carries the taint the controller
+// manager gives a cordoned node.
+func hasUnschedulableTaint(n *corev1.Node) bool {
+	return slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeUnschedulable })
 }
 
 // nodeClient checks that a cluster can have nodes now, and returns its

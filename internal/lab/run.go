@@ -157,6 +157,11 @@ func (l *Lab) ensureControl(ctx context.Context, st *state, c *clusterState, rec
 		if err := bootstrapMember(ctx, cs, c); err != nil {
 			return err
 		}
+		if !c.proc(compKwok).running() {
+			if err := releaseNodeLeases(ctx, cs, c); err != nil {
+				return err
+			}
+		}
 		if err := os.MkdirAll(filepath.Join(dir, kwokWorkDir), 0o700); err != nil {
 			return err
 		}
