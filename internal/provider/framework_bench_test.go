@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // benchObjectState is the state of a ConfigMap placed on three clusters, as
@@ -51,7 +52,8 @@ const benchObjectState = `{
 func BenchmarkFrameworkPerObject(b *testing.B) {
 	ctx := context.Background()
 	server := providerserver.NewProtocol6(New("bench")())()
-	if _, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
 		b.Fatal(err)
 	}
 	upgrade := func(b *testing.B, raw []byte) *tfprotov6.DynamicValue {
@@ -88,6 +90,23 @@ func BenchmarkFrameworkPerObject(b *testing.B) {
 	b.Run("UpgradeResourceState", func(b *testing.B) {
 		for b.Loop() {
 			upgrade(b, []byte(benchObjectState))
+		}
+	})
+	// What a plan call costs on the protocol alone: decoding its three
+	// values and encoding the planned one, which an implementation of the
+	// resource on terraform-plugin-go, without the framework, would pay.
+	objectType := schemas.ResourceSchemas["kubefed_federated_object"].ValueType()
+	b.Run("PlanResourceChangeDecodeAndEncodeOnly", func(b *testing.B) {
+		for b.Loop() {
+			var planned tftypes.Value
+			for _, v := range []*tfprotov6.DynamicValue{configValue, state, state} {
+				if planned, err = v.Unmarshal(objectType); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := tfprotov6.NewDynamicValue(objectType, planned); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("PlanResourceChange", func(b *testing.B) {
