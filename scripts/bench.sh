@@ -15,7 +15,8 @@
 # them twice, under two names, so every member receives each object twice.
 # The 12-cluster cases run on a second, plain lab of twelve members
 # (kube-apiservers only: ConfigMaps need no controllers), started for the
-# bench in a temporary directory and stopped at the end.
+# bench in a temporary directory and stopped at the end. Only the lab a
+# scenario runs on runs meanwhile.
 #
 #   scripts/bench.sh                    Terraform 1.5.7, 40ms each way per member (80 ms round trips)
 #   BENCH_CLI=tofu scripts/bench.sh     OpenTofu
@@ -105,6 +106,7 @@ members() {
 }
 
 restore() {
+  use_default_lab >/dev/null 2>&1 || true
   for m in host $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" 0s >/dev/null || true; done
   if [ -d "$wide_dir" ]; then bin/kubefed-lab -dir "$wide_dir" down >/dev/null || true; fi
   rm -rf "$work"
@@ -113,8 +115,12 @@ trap restore EXIT
 
 # lab_for CLUSTERS prints the lab a scenario runs on: the default lab up to
 # 6 clusters, else the wide one, started (with latency) the first time.
+# Only the lab in use runs: the other's idle servers would take CPU from the
+# scenario (the wide lab is stopped, the default lab's clusters are stopped
+# and started again with their data).
 lab_for() {
   if [ "$1" -le 6 ]; then
+    use_default_lab
     echo "$lab_dir"
     return
   fi
@@ -122,11 +128,26 @@ lab_for() {
     echo "bench.sh: $1 clusters: at most 6 (the default lab) or $wide_members (a plain lab)" >&2
     exit 2
   fi
+  if [ ! -e "$work/default-stopped" ]; then
+    for c in host $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" stop "$c" >/dev/null; done
+    touch "$work/default-stopped"
+  fi
   if [ ! -d "$wide_dir" ]; then
     bin/kubefed-lab -dir "$wide_dir" up -members "$wide_members" -plain >/dev/null
     for m in $(members "$wide_dir"); do bin/kubefed-lab -dir "$wide_dir" latency "$m" "$latency" >/dev/null; done
   fi
   echo "$wide_dir"
+}
+
+# use_default_lab stops the wide lab, if it runs, and starts the default
+# lab's clusters again if the bench stopped them (lab_for runs in a
+# subshell, so a file says so).
+use_default_lab() {
+  if [ -d "$wide_dir" ]; then bin/kubefed-lab -dir "$wide_dir" down >/dev/null; fi
+  if [ -e "$work/default-stopped" ]; then
+    bin/kubefed-lab -dir "$lab_dir" up >/dev/null
+    rm "$work/default-stopped"
+  fi
 }
 
 # config writes the configuration of a run: n objects on c clusters of the
