@@ -108,7 +108,6 @@ members() {
 restore() {
   use_default_lab >/dev/null 2>&1 || true
   for m in host $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" 0s >/dev/null || true; done
-  if [ -d "$wide_dir" ]; then bin/kubefed-lab -dir "$wide_dir" down >/dev/null || true; fi
   rm -rf "$work"
 }
 trap restore EXIT

@@ -117,8 +117,9 @@ func nodeObject(n Node, region string) *corev1.Node {
 // waitWorking waits until a cluster's control components do their work:
 // the service-account controller has given the default namespace its
 // service account (without which no pod can be created), and kwok has made
-// every node of the lab Ready and holds its lease. It checks that the components still run
-// while it waits, and quotes the log of one that exited.
+// every node of the lab Ready and holds its lease. It checks that the
+// components still run while it waits, and quotes the log of one that
+// exited.
 func (l *Lab) waitWorking(ctx context.Context, cs kubernetes.Interface, c *clusterState, comps []component) error {
 	for {
 		last := working(ctx, cs, c)

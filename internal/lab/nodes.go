@@ -164,7 +164,7 @@ func (l *Lab) CordonNode(ctx context.Context, cluster, name string, cordon bool)
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("cluster %s: node %s marked unschedulable=%t, but kube-controller-manager has not followed with its taint: %w", c.Name, name, cordon, ctx.Err())
-		case <-time.After(bootstrapPoll / 4):
+		case <-time.After(pollInterval):
 		}
 	}
 }
