@@ -62,7 +62,8 @@ func (r *federatedTypeResource) Schema(_ context.Context, _ resource.SchemaReque
 			"(core.kubefed.io/v1beta1) named `<plural>.<group>` in the federation namespace of the host, and the " +
 			"`Federated<Kind>` CRD (types.kubefed.io/v1beta1) whose objects carry a template, a placement and overrides. " +
 			"The plural and scope of the type are resolved at plan time through the host's discovery. Destroy refuses " +
-			"while `Federated<Kind>` objects remain, because removing the CRD would delete them.",
+			"while `Federated<Kind>` objects remain, because removing the CRD would delete them, and otherwise returns " +
+			"once the CRD is gone (within a minute), so that the type can be enabled again at once.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:    true,

@@ -21,8 +21,15 @@ import (
 //go:embed crds/core.yaml
 var coreCRDsYAML []byte
 
-// establishTimeout bounds the wait for a freshly installed CRD to be served.
-const establishTimeout = 60 * time.Second
+// establishTimeout bounds the wait for a freshly installed CRD to be served,
+// and crdGoneTimeout the wait for a deleted one to go (once the API server
+// has removed its objects, which DeleteType makes sure are none); crdPoll
+// paces both.
+const (
+	establishTimeout = 60 * time.Second
+	crdGoneTimeout   = 60 * time.Second
+	crdPoll          = 200 * time.Millisecond
+)
 
 // CoreCRDs returns the CRDs the federation needs on its host: KubeFedCluster,
 // FederatedTypeConfig and ReplicaSchedulingPreference.
@@ -125,7 +132,7 @@ func (r *Registry) ensureCRD(ctx context.Context, crd *unstructured.Unstructured
 
 func (r *Registry) waitEstablished(ctx context.Context, name string) error {
 	var last error
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, crdPoll, establishTimeout, true, func(ctx context.Context) (bool, error) {
 		obj, err := r.dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
 		// Errors are remembered and polling goes on: a CRD just applied
 		// may not be served yet.
@@ -137,6 +144,22 @@ func (r *Registry) waitEstablished(ctx context.Context, name string) error {
 			err = fmt.Errorf("%w (last error: %w)", err, last)
 		}
 		return fmt.Errorf("CRD %s was not established in the host: %w", name, err)
+	}
+	return nil
+}
+
+// waitCRDGone waits until the CRD of that name, whose deletion was asked
+// for, is no longer there.
+func (r *Registry) waitCRDGone(ctx context.Context, name string) error {
+	err := wait.PollUntilContextTimeout(ctx, crdPoll, crdGoneTimeout, true, func(ctx context.Context) (bool, error) {
+		_, err := r.dynamic.Resource(crdResource).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+	if err != nil {
+		return fmt.Errorf("CRD %s of the host is being deleted, but is not gone yet: %w", name, err)
 	}
 	return nil
 }

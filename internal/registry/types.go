@@ -222,9 +222,11 @@ func (r *Registry) RemainingObjects(ctx context.Context, t FederatedType) ([]str
 	return names, nil
 }
 
-// DeleteType removes the FederatedTypeConfig and the Federated<Kind> CRD.
-// It refuses, and removes nothing, while Federated<Kind> objects remain:
-// deleting the CRD would delete them with it.
+// DeleteType removes the FederatedTypeConfig and the Federated<Kind> CRD,
+// and returns once the CRD is gone: the API server deletes a CRD in the
+// background, and a type enabled again meanwhile would find it still being
+// deleted. It refuses, and removes nothing, while Federated<Kind> objects
+// remain: deleting the CRD would delete them with it.
 func (r *Registry) DeleteType(ctx context.Context, t FederatedType) error {
 	remaining, err := r.RemainingObjects(ctx, t)
 	if err != nil {
@@ -244,10 +246,13 @@ func (r *Registry) DeleteType(ctx context.Context, t FederatedType) error {
 	}
 	crdName := t.Federated.Plural + "." + t.Federated.Group
 	err = r.dynamic.Resource(crdResource).Delete(ctx, crdName, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("deleting CRD %s of the host: %w", crdName, err)
 	}
-	return nil
+	return r.waitCRDGone(ctx, crdName)
 }
 
 //go:embed crds/federated.yaml.tmpl
