@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Times `apply` and a no-change `plan` of kubefed_federated_object on the lab,
-# with latency in front of every member, and prints a table:
+# Times `apply` of kubefed_federated_object on the lab, and the median of
+# three no-change `plan`s after it, with latency in front of every member,
+# and prints a table:
 #
 #   1 object on 1, 3 and 6 member clusters; 20 objects on 1; 20, 50 and
 #   200 objects on 3; 1, 20 and 200 objects on 12.
 #
-# For each it also reports the CPU seconds the provider used in the plan
-# (less sensitive than the plan's duration to other work on the machine),
+# For each it also reports the CPU seconds the provider used in the plans
+# (their median; less sensitive than the plan's duration to other work on the machine),
 # its peak resident memory (both read from /proc while it runs) and the
 # state's size per object and cluster. With BENCH_HOST_LATENCY set, every scenario runs a second
 # time with the host behind that latency too, in two more columns.
@@ -24,6 +25,7 @@
 #   BENCH_HOST_LATENCY=40ms scripts/bench.sh  also with the host 80 ms away
 #   BENCH_SCENARIOS="20x3" scripts/bench.sh   objects x clusters, space-separated
 #   BENCH_PROVIDER=/tmp/old scripts/bench.sh  times that build of the provider instead
+#   BENCH_PLAN_ROUNDS=5 scripts/bench.sh      the median of 5 no-change plans (3 by default)
 #
 # It enables the ConfigMap type and registers clusters named bench-*, and
 # destroys them at the end: do not run it while acceptance tests run.
@@ -33,6 +35,7 @@ cd "$root"
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 latency=${BENCH_LATENCY:-40ms}
 host_latency=${BENCH_HOST_LATENCY:-}
+plan_rounds=${BENCH_PLAN_ROUNDS:-3}
 work=$(mktemp -d)
 wide_dir=$work/lab-12
 wide_members=12
@@ -236,15 +239,27 @@ plan_cpu_seconds() {
   : >"$work/cpu"
 }
 
-# timed_run DIR prints the seconds of an apply and of a no-change plan,
-# and leaves the applied objects in place, and in $work/cpu the CPU time
-# of the provider processes of that plan.
+# median prints the middle one of the numbers on its input, one a line
+# (of an even count, the lower middle one).
+median() {
+  sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# timed_run DIR prints the seconds of an apply and the median seconds of
+# plan_rounds no-change plans after it, and leaves the applied objects in
+# place, and in $work/plan-cpu the median CPU time of the provider
+# processes of those plans. A single plan's time varies by a tenth or more
+# from one run to the next on a shared machine.
 timed_run() {
-  local apply plan
+  local apply round plans=() cpus=()
   apply=$(seconds "$tf" -chdir="$1" apply -auto-approve -input=false)
-  : >"$work/cpu"
-  plan=$(seconds "$tf" -chdir="$1" plan -detailed-exitcode -input=false)
-  printf '%9.2f %9.2f' "$apply" "$plan"
+  for ((round = 0; round < plan_rounds; round++)); do
+    : >"$work/cpu"
+    plans+=("$(seconds "$tf" -chdir="$1" plan -detailed-exitcode -input=false)")
+    cpus+=("$(plan_cpu_seconds)")
+  done
+  printf '%s\n' "${cpus[@]}" | median >"$work/plan-cpu"
+  printf '%9.2f %9.2f' "$apply" "$(printf '%s\n' "${plans[@]}" | median)"
 }
 
 for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" "$latency" >/dev/null; done
@@ -263,7 +278,7 @@ for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x1 20x3 50x3 200x3 1x12 20x12 2
     { cat "$work/setup.log" >&2; exit 1; }
   : >"$work/rss"
   near=$(timed_run "$dir")
-  cpu=$(plan_cpu_seconds)
+  cpu=$(cat "$work/plan-cpu")
   rss=$(peak_rss_mib)
   state=$(state_bytes "$dir" "$objects" "$clusters")
   far=""
