@@ -1,14 +1,14 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 	"os"
 	runtimedebug "runtime/debug"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/provider"
 )
@@ -35,11 +35,15 @@ func main() {
 		runtimedebug.SetGCPercent(gcPercent)
 		runtimedebug.SetMemoryLimit(gcMemoryLimit)
 	}
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: address,
-		Debug:   debug,
-	})
+	server, err := provider.Server(version)()
 	if err != nil {
+		log.Fatal(err)
+	}
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	if err := tf6server.Serve(address, func() tfprotov6.ProviderServer { return server }, opts...); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/fastpath"
 )
 
 // benchObjectState is the state of a ConfigMap placed on three clusters, as
@@ -114,6 +117,35 @@ func BenchmarkFrameworkPerObject(b *testing.B) {
 			resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
 				TypeName: "kubefed_federated_object", PriorState: state, ProposedNewState: state, Config: configValue})
 			if err != nil || len(resp.Diagnostics) > 0 {
+				b.Fatalf("plan: %v %+v", err, resp.Diagnostics)
+			}
+		}
+	})
+	// The same calls through the provider's own protocol server, which
+	// answers them itself (fastpath), with a ModifyPlan that does nothing.
+	p := &kubefedProvider{version: "bench"}
+	fast := federatedObjectFastPath(ctx, p)
+	fast.ModifyPlan = func() fastpath.PlanFunc {
+		return func(context.Context, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, fastpath.Private) {}
+	}
+	wrapped, err := fastpath.Wrap(ctx, server, fast)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("UpgradeResourceStateFastPath", func(b *testing.B) {
+		for b.Loop() {
+			resp, err := wrapped.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
+				TypeName: "kubefed_federated_object", RawState: &tfprotov6.RawState{JSON: []byte(benchObjectState)}})
+			if err != nil || len(resp.Diagnostics) > 0 {
+				b.Fatalf("upgrade: %v %+v", err, resp.Diagnostics)
+			}
+		}
+	})
+	b.Run("PlanResourceChangeFastPath", func(b *testing.B) {
+		for b.Loop() {
+			resp, err := wrapped.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+				TypeName: "kubefed_federated_object", PriorState: state, ProposedNewState: state, Config: configValue})
+			if err != nil || len(resp.Diagnostics) > 0 || resp.PlannedState == nil {
 				b.Fatalf("plan: %v %+v", err, resp.Diagnostics)
 			}
 		}

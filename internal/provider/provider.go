@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -38,6 +39,9 @@ const (
 type kubefedProvider struct {
 	version string
 	clients kube.ClientFactory
+	// configured is what Configure made, for the protocol server's own
+	// answers (Server).
+	configured atomic.Pointer[providerData]
 }
 
 // New returns the provider constructor that talks to real clusters.
@@ -101,6 +105,7 @@ func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureR
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
+	p.configured.Store(data)
 }
 
 func (p *kubefedProvider) Resources(context.Context) []func() resource.Resource {

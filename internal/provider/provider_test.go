@@ -4,7 +4,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -21,7 +20,7 @@ func TestMain(m *testing.M) {
 }
 
 var protoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"kubefed": providerserver.NewProtocol6WithError(provider.New("test")()),
+	"kubefed": provider.Server("test"),
 }
 
 const readClusters = `

@@ -33,6 +33,14 @@ type planned struct {
 // object goes and what each cluster receives, and validates each changed
 // object with a server-side dry run on its member.
 func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.modifyPlan(ctx, req, resp, resp.Private)
+}
+
+// modifyPlan is ModifyPlan with the private state, which the framework
+// passes in both the request and the response, given apart: the provider's
+// protocol server (fastpath) calls it with its own.
+func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
+	private privateData) {
 	if r.data == nil || req.Plan.Raw.IsNull() {
 		return
 	}
@@ -55,14 +63,14 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	if refuseSecretInClear(&resp.Diagnostics, &plan, in.ft.Name(), in.identity, in.overrides); resp.Diagnostics.HasError() {
 		return
 	}
-	in.seen = seenAtRead(ctx, req.Private)
+	in.seen = seenAtRead(ctx, private)
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
 		return
 	}
 	priorRendered := map[string]string{}
-	replacing := prior == nil && (plannedFromState(ctx, req.Private, objectKey(in.id)) || r.data.run.Replacing(objectKey(in.id)))
+	replacing := prior == nil && (plannedFromState(ctx, private, objectKey(in.id)) || r.data.run.Replacing(objectKey(in.id)))
 	// A create asks the host whether the object is recorded there while
 	// the members are asked whether they accept it: neither waits for the
 	// other, and the plan fails if either says no.
@@ -71,7 +79,7 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	defer func() { hostChecked.Wait(); resp.Diagnostics.Append(refused...) }()
 	if prior != nil {
 		priorRendered = mapStrings(prior.Rendered)
-		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, objectKey(prior.ID.ValueString()))...)
+		resp.Diagnostics.Append(notePlannedFromState(ctx, private, objectKey(prior.ID.ValueString()))...)
 	} else if !replacing {
 		hostChecked.Go(func() { r.refuseExisting(ctx, in, &refused) })
 	}
@@ -93,7 +101,7 @@ func (r *federatedObjectResource) ModifyPlan(ctx context.Context, req resource.M
 	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(in, prior, out)
 	r.checkMembers(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), prior == nil && !replacing, &resp.Diagnostics)
 	if prior == nil {
-		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, in.id, out.placed)...)
+		resp.Diagnostics.Append(noteReplacement(ctx, private, in.id, out.placed)...)
 	}
 	resp.Diagnostics.Append(objectModels.toPlan(ctx, &resp.Plan, &plan)...)
 }

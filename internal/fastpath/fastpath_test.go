@@ -1,0 +1,417 @@
+package fastpath_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/fastpath"
+)
+
+// The resource served both ways: a schema with what fastpath must get
+// right (defaults, both plan modifiers, nested and computed values), and a
+// ModifyPlan that reads and writes private state, changes the plan, and
+// says things with attribute paths.
+
+func thingSchema() schema.Schema {
+	return schema.Schema{Attributes: map[string]schema.Attribute{
+		"id":   schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+		"kind": schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+		"mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("Delete")},
+		"flag": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false)},
+		"items": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"name":  schema.StringAttribute{Required: true},
+			"value": schema.StringAttribute{Optional: true},
+		}}},
+		"health": schema.MapAttribute{Computed: true, ElementType: types.ObjectType{AttrTypes: map[string]attr.Type{
+			"ready": types.BoolType, "count": types.Int64Type,
+		}}},
+		"note": schema.StringAttribute{Computed: true},
+	}}
+}
+
+// modifyPlan is the resource's plan, written once for both servers.
+func modifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, private fastpath.Private) {
+	var kind types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kind"), &kind)...)
+	seen, diags := private.GetKey(ctx, "seen")
+	resp.Diagnostics.Append(diags...)
+	note := strings.ToUpper(kind.ValueString()) + " seen " + string(seen)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("note"), note)...)
+	resp.Diagnostics.Append(private.SetKey(ctx, "planned", []byte(`{"kind":"`+kind.ValueString()+`"}`))...)
+	if kind.ValueString() == "forget" {
+		resp.Diagnostics.Append(private.SetKey(ctx, "seen", nil)...)
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("items").AtListIndex(1).AtName("name"), "Look here", "at the second item")
+	resp.Diagnostics.AddAttributeWarning(path.Root("health").AtMapKey("east"), "And here", "at a map key")
+	switch kind.ValueString() {
+	case "replace":
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("kind"), path.Root("id"), path.Root("kind"))
+	case "fail":
+		resp.Diagnostics.AddAttributeError(path.Root("kind"), "Refused", "this kind is refused")
+	case "restricted":
+		resp.Diagnostics.Append(private.SetKey(ctx, ".framework", []byte(`1`))...)
+	case "not json":
+		resp.Diagnostics.Append(private.SetKey(ctx, "bad", []byte(`{`))...)
+	}
+}
+
+// thing is the framework's side of the resource.
+type thing struct{}
+
+func (thing) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_thing"
+}
+
+func (thing) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = thingSchema()
+}
+
+func (thing) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	modifyPlan(ctx, req, resp, resp.Private)
+}
+
+func (thing) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {}
+func (thing) Read(context.Context, resource.ReadRequest, *resource.ReadResponse)       {}
+func (thing) Update(context.Context, resource.UpdateRequest, *resource.UpdateResponse) {}
+func (thing) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+type testProvider struct{}
+
+func (testProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "test"
+}
+func (testProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
+func (testProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
+}
+func (testProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
+func (testProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{func() resource.Resource { return thing{} }}
+}
+
+// counting is the framework's server, counting the calls that reach it.
+type counting struct {
+	tfprotov6.ProviderServer
+	plans, upgrades int
+}
+
+func (c *counting) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	c.plans++
+	return c.ProviderServer.PlanResourceChange(ctx, req)
+}
+
+func (c *counting) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	c.upgrades++
+	return c.ProviderServer.UpgradeResourceState(ctx, req)
+}
+
+// servers returns the framework's server and fastpath's in front of another
+// one, whose calls are counted.
+func servers(t *testing.T) (framework tfprotov6.ProviderServer, fast tfprotov6.ProviderServer, behind *counting) {
+	t.Helper()
+	ctx := context.Background()
+	framework = providerserver.NewProtocol6(testProvider{})()
+	behind = &counting{ProviderServer: providerserver.NewProtocol6(testProvider{})()}
+	fast, err := fastpath.Wrap(ctx, behind, fastpath.Resource{
+		TypeName: "test_thing", Schema: thingSchema(),
+		ModifyPlan: func() fastpath.PlanFunc { return modifyPlan },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []tfprotov6.ProviderServer{framework, fast} {
+		if _, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := s.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: dynamic(t, tftypes.Object{}, map[string]tftypes.Value{})})
+		if err != nil || len(resp.Diagnostics) > 0 {
+			t.Fatal(err, resp.Diagnostics)
+		}
+	}
+	return framework, fast, behind
+}
+
+var (
+	itemType   = tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String, "value": tftypes.String}}
+	healthType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{"ready": tftypes.Bool, "count": tftypes.Number}}
+	thingType  = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
+		"id": tftypes.String, "kind": tftypes.String, "mode": tftypes.String, "flag": tftypes.Bool,
+		"items": tftypes.List{ElementType: itemType}, "health": tftypes.Map{ElementType: healthType}, "note": tftypes.String,
+	}}
+)
+
+func dynamic(t *testing.T, typ tftypes.Type, attrs map[string]tftypes.Value) *tfprotov6.DynamicValue {
+	t.Helper()
+	v, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &v
+}
+
+// thingValue is a state or configuration of the resource: attrs over nulls.
+func thingValue(attrs map[string]tftypes.Value) map[string]tftypes.Value {
+	out := map[string]tftypes.Value{}
+	for name, typ := range thingType.AttributeTypes {
+		out[name] = tftypes.NewValue(typ, nil)
+	}
+	for name, v := range attrs {
+		out[name] = v
+	}
+	return out
+}
+
+func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+
+// applied is the state of an applied thing of kind; config is its
+// configuration, which leaves mode and flag to their defaults.
+func applied(kind string) (state, config map[string]tftypes.Value) {
+	state = thingValue(map[string]tftypes.Value{
+		"id": str("t-1"), "kind": str(kind), "mode": str("Delete"), "flag": tftypes.NewValue(tftypes.Bool, false),
+		"items": tftypes.NewValue(tftypes.List{ElementType: itemType}, []tftypes.Value{
+			tftypes.NewValue(itemType, map[string]tftypes.Value{"name": str("a"), "value": str(`{"x":1}`)}),
+			tftypes.NewValue(itemType, map[string]tftypes.Value{"name": str("b"), "value": tftypes.NewValue(tftypes.String, nil)}),
+		}),
+		"health": tftypes.NewValue(tftypes.Map{ElementType: healthType}, map[string]tftypes.Value{
+			"east": tftypes.NewValue(healthType, map[string]tftypes.Value{"ready": tftypes.NewValue(tftypes.Bool, true), "count": tftypes.NewValue(tftypes.Number, 3)}),
+		}),
+		"note": str("old"),
+	})
+	config = thingValue(map[string]tftypes.Value{"kind": state["kind"], "items": state["items"]})
+	return state, config
+}
+
+func privateOf(t *testing.T, entries map[string]string) []byte {
+	t.Helper()
+	if entries == nil {
+		return nil
+	}
+	data := map[string][]byte{}
+	for k, v := range entries {
+		data[k] = []byte(v)
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func TestPlanResourceChange_answersAsTheFrameworkDoes(t *testing.T) {
+	type planCase struct {
+		name string
+		// state and config change the applied thing's; proposed, when set,
+		// is the proposed state, else the state.
+		kind          string
+		state, config map[string]tftypes.Value
+		proposed      map[string]tftypes.Value
+		private       map[string]string
+		viaFramework  bool
+	}
+	cases := []planCase{
+		{name: "a no-change plan", kind: "plain"},
+		{name: "a no-change plan that reads and drops private state", kind: "forget", private: map[string]string{"seen": `["a","b"]`, "other": `{"k":2}`}},
+		{name: "a no-change plan that keeps private state it did not touch", kind: "plain", private: map[string]string{"seen": `[]`}},
+		{name: "a plan that asks for a replacement, twice over", kind: "replace"},
+		{name: "a plan that fails", kind: "fail"},
+		{name: "a plan that writes a key of the framework's", kind: "restricted"},
+		{name: "a plan that writes a value that is not JSON", kind: "not json"},
+		{name: "a mode set in the configuration", kind: "plain", config: map[string]tftypes.Value{"mode": str("Delete")}},
+		{name: "a default the state does not hold", kind: "plain", state: map[string]tftypes.Value{"mode": str("Orphan")}, viaFramework: true},
+		{name: "a configuration that changed", kind: "plain", proposed: map[string]tftypes.Value{"kind": str("other")}, viaFramework: true},
+		{name: "private state of the framework's own", kind: "plain", private: map[string]string{".import_before_read": `true`}, viaFramework: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			state, config := applied(tc.kind)
+			for k, v := range tc.state {
+				state[k] = v
+			}
+			for k, v := range tc.config {
+				config[k] = v
+			}
+			proposed := map[string]tftypes.Value{}
+			for k, v := range state {
+				proposed[k] = v
+			}
+			for k, v := range tc.proposed {
+				proposed[k] = v
+			}
+			req := func() *tfprotov6.PlanResourceChangeRequest {
+				return &tfprotov6.PlanResourceChangeRequest{
+					TypeName:         "test_thing",
+					PriorState:       dynamic(t, thingType, state),
+					ProposedNewState: dynamic(t, thingType, proposed),
+					Config:           dynamic(t, thingType, config),
+					PriorPrivate:     privateOf(t, tc.private),
+				}
+			}
+			framework, fast, behind := servers(t)
+			want, err := framework.PlanResourceChange(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fast.PlanResourceChange(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if viaFramework := behind.plans == 1; viaFramework != tc.viaFramework {
+				t.Errorf("answered by the framework: %v, want %v", viaFramework, tc.viaFramework)
+			}
+			compare(t, got, want)
+		})
+	}
+}
+
+func compare(t *testing.T, got, want *tfprotov6.PlanResourceChangeResponse) {
+	t.Helper()
+	if !reflect.DeepEqual(got.PlannedState, want.PlannedState) {
+		t.Errorf("planned state differs:\n got %s\nwant %s", decoded(t, got.PlannedState), decoded(t, want.PlannedState))
+	}
+	if string(got.PlannedPrivate) != string(want.PlannedPrivate) {
+		t.Errorf("planned private state: got %s, want %s", got.PlannedPrivate, want.PlannedPrivate)
+	}
+	if !reflect.DeepEqual(got.RequiresReplace, want.RequiresReplace) {
+		t.Errorf("requires replace: got %v, want %v", got.RequiresReplace, want.RequiresReplace)
+	}
+	if !reflect.DeepEqual(got.Deferred, want.Deferred) {
+		t.Errorf("deferred: got %v, want %v", got.Deferred, want.Deferred)
+	}
+	if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
+		t.Errorf("diagnostics differ:\n got %s\nwant %s", describe(got.Diagnostics), describe(want.Diagnostics))
+	}
+	if len(want.Diagnostics) == 0 {
+		t.Error("the case says nothing: its diagnostics compare nothing")
+	}
+}
+
+func decoded(t *testing.T, v *tfprotov6.DynamicValue) string {
+	t.Helper()
+	if v == nil {
+		return "<nil>"
+	}
+	value, err := v.Unmarshal(thingType)
+	if err != nil {
+		return err.Error()
+	}
+	return value.String()
+}
+
+func describe(diags []*tfprotov6.Diagnostic) string {
+	var lines []string
+	for _, d := range diags {
+		lines = append(lines, d.Severity.String()+" "+d.Summary+": "+d.Detail+" at "+d.Attribute.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+func TestUpgradeResourceState_answersAsTheFrameworkDoes(t *testing.T) {
+	cases := []struct {
+		name         string
+		version      int64
+		json         string
+		viaFramework bool
+	}{
+		{name: "a state of the current version", json: `{"id":"t-1","kind":"k","mode":"Delete","flag":false,` +
+			`"items":[{"name":"a","value":"{}"}],"health":{"east":{"ready":true,"count":3}},"note":null}`},
+		{name: "a state with attributes the schema no longer has", json: `{"id":"t-1","kind":"k","gone":"x","note":"n"}`},
+		{name: "a state of another version", version: 1, json: `{"id":"t-1"}`, viaFramework: true},
+		{name: "a state that does not fit the schema", json: `{"id":["t-1"]}`, viaFramework: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			req := func() *tfprotov6.UpgradeResourceStateRequest {
+				return &tfprotov6.UpgradeResourceStateRequest{TypeName: "test_thing", Version: tc.version,
+					RawState: &tfprotov6.RawState{JSON: []byte(tc.json)}}
+			}
+			framework, fast, behind := servers(t)
+			want, err := framework.UpgradeResourceState(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fast.UpgradeResourceState(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if viaFramework := behind.upgrades == 1; viaFramework != tc.viaFramework {
+				t.Errorf("answered by the framework: %v, want %v", viaFramework, tc.viaFramework)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %s %s, want %s %s", decoded(t, got.UpgradedState), describe(got.Diagnostics),
+					decoded(t, want.UpgradedState), describe(want.Diagnostics))
+			}
+			if !tc.viaFramework && got.UpgradedState == nil {
+				t.Error("no state: the case compares nothing")
+			}
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	ctx := context.Background()
+	withAttr := func(name string, a schema.Attribute) schema.Schema {
+		s := thingSchema()
+		s.Attributes[name] = a
+		return s
+	}
+	cases := []struct {
+		name    string
+		schema  schema.Schema
+		refused string
+	}{
+		{name: "defaults and the modifiers that act on a change", schema: thingSchema()},
+		{name: "a block", schema: schema.Schema{Blocks: map[string]schema.Block{"b": schema.SingleNestedBlock{}}}, refused: "blocks"},
+		{name: "a default inside a nested attribute", schema: withAttr("n", schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
+			"m": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("x")},
+		}}), refused: "n.m has a default"},
+		{name: "a plan modifier that may act without a change", schema: withAttr("s", schema.StringAttribute{Optional: true,
+			PlanModifiers: []planmodifier.String{upperCase{}}}), refused: "s has plan modifier fastpath_test.upperCase"},
+		{name: "a modifier of that kind deep inside", schema: withAttr("l", schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{
+			Attributes: map[string]schema.Attribute{"s": schema.StringAttribute{Optional: true, PlanModifiers: []planmodifier.String{upperCase{}}}},
+		}}), refused: "l.s has plan modifier"},
+		{name: "a write-only attribute", schema: withAttr("w", schema.StringAttribute{Optional: true, WriteOnly: true}), refused: "w is write-only"},
+		{name: "a dynamic attribute", schema: withAttr("d", schema.DynamicAttribute{Optional: true}), refused: "d is dynamic"},
+		{name: "a default of a list", schema: withAttr("l", schema.ListAttribute{Optional: true, Computed: true, ElementType: types.StringType,
+			Default: listdefault.StaticValue(types.ListValueMust(types.StringType, nil))}), refused: "l has a default of a kind not checked here"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := fastpath.Check(ctx, tc.schema)
+			switch {
+			case tc.refused == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.refused != "" && (err == nil || !strings.Contains(err.Error(), tc.refused)):
+				t.Fatalf("got %v, want an error saying %q", err, tc.refused)
+			}
+		})
+	}
+}
+
+// upperCase is a plan modifier that acts whether or not anything changed.
+type upperCase struct{}
+
+func (upperCase) Description(context.Context) string         { return "upper case" }
+func (upperCase) MarkdownDescription(context.Context) string { return "upper case" }
+func (upperCase) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	resp.PlanValue = types.StringValue(strings.ToUpper(req.PlanValue.ValueString()))
+}
