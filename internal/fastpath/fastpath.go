@@ -1,6 +1,7 @@
-// Package fastpath answers two of Terraform's calls for chosen resource
+// Package fastpath answers three of Terraform's calls for chosen resource
 // types without the framework's generic work, where that work provably
-// changes nothing, and passes every other call to the framework:
+// changes nothing or is done here alike, and passes every other call to the
+// framework:
 //
 //   - A plan whose proposed state is the prior state, as in a plan after a
 //     refresh of a resource whose configuration did not change. Around the
@@ -10,16 +11,22 @@
 //     large configuration such plans are most of the plan's CPU.
 //   - A state upgrade at the schema's current version, which decodes the
 //     stored JSON and encodes it again.
+//   - A refresh of a resource with state and no private state of the
+//     framework's own (an import's first read has some). Around the
+//     resource's Read the framework keeps prior values that the new ones
+//     mean the same as; this package does that only for the attributes
+//     whose types can say so (keepEquivalent), not by walking every value.
 //
-// Check says which schemas this holds for. The answers are the framework's
-// own, byte for byte: the tests serve the same resource both ways and
-// compare.
+// Check says which schemas this holds for. The answers are the framework's:
+// the tests serve the same resource both ways and compare the values,
+// private state and diagnostics they answer.
 package fastpath
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -41,13 +48,20 @@ type Private interface {
 // request's ProviderMeta.
 type PlanFunc func(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, private Private)
 
-// Resource is a resource type served here.
+// ReadFunc is a resource's Read with its private state passed apart, as
+// PlanFunc is its ModifyPlan.
+type ReadFunc func(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, private Private)
+
+// Resource is a resource type served here: one without a resource
+// identity, of a provider that does not defer its resources.
 type Resource struct {
 	TypeName string
 	Schema   schema.Schema
-	// ModifyPlan returns the configured resource's plan, or nil while the
-	// provider is not configured (the framework then answers).
+	// ModifyPlan and Read return the configured resource's plan and read,
+	// or nil while the provider is not configured (the framework then
+	// answers). Either may be left nil.
 	ModifyPlan func() PlanFunc
+	Read       func() ReadFunc
 }
 
 // served is a Resource with what its schema says, worked out once.
@@ -56,6 +70,9 @@ type served struct {
 	objectType tftypes.Type
 	// defaults are the values of the attributes with a default, by name.
 	defaults map[string]tftypes.Value
+	// equivalence are the attributes whose types may keep a prior value
+	// after a read, with their types.
+	equivalence map[string]attr.Type
 }
 
 type server struct {
@@ -73,7 +90,13 @@ func Wrap(ctx context.Context, next tfprotov6.ProviderServer, resources ...Resou
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.TypeName, err)
 		}
-		s.types[r.TypeName] = &served{Resource: r, objectType: r.Schema.Type().TerraformType(ctx), defaults: defaults}
+		t := &served{Resource: r, objectType: r.Schema.Type().TerraformType(ctx), defaults: defaults, equivalence: map[string]attr.Type{}}
+		for name, a := range r.Schema.Attributes {
+			if mayKeepEquivalent(a.GetType()) {
+				t.equivalence[name] = a.GetType()
+			}
+		}
+		s.types[r.TypeName] = t
 	}
 	return s, nil
 }
@@ -197,4 +220,104 @@ func (t *served) plan(ctx context.Context, call planCall) *tfprotov6.PlanResourc
 	out.PlannedPrivate, diags = call.private.bytes()
 	out.Diagnostics = append(out.Diagnostics, diagnostics(ctx, diags)...)
 	return out
+}
+
+func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	t := s.types[req.TypeName]
+	if t == nil || t.Read == nil || req.CurrentState == nil {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	read := t.Read()
+	if read == nil {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	state, err := req.CurrentState.Unmarshal(t.objectType)
+	if err != nil || state.IsNull() {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	private, ok := parsePrivate(req.Private)
+	if !ok {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	return t.read(ctx, read, req, state, private), nil
+}
+
+// read runs the resource's Read and encodes its answer as the framework
+// does.
+func (t *served) read(ctx context.Context, read ReadFunc, req *tfprotov6.ReadResourceRequest, state tftypes.Value,
+	private *privateState) *tfprotov6.ReadResourceResponse {
+	fwReq := resource.ReadRequest{State: tfsdk.State{Schema: t.Schema, Raw: state}}
+	if req.ClientCapabilities != nil {
+		fwReq.ClientCapabilities.DeferralAllowed = req.ClientCapabilities.DeferralAllowed
+	}
+	fwResp := resource.ReadResponse{State: tfsdk.State{Schema: t.Schema, Raw: state}}
+	read(ctx, fwReq, &fwResp, private)
+	diags := fwResp.Diagnostics
+	newState := fwResp.State.Raw
+	if !diags.HasError() {
+		kept, more := t.keepEquivalent(ctx, state, newState)
+		if diags.Append(more...); !diags.HasError() {
+			newState = kept
+		}
+	}
+
+	out := &tfprotov6.ReadResourceResponse{Diagnostics: diagnostics(ctx, diags)}
+	if fwResp.Deferred != nil {
+		out.Deferred = &tfprotov6.Deferred{Reason: tfprotov6.DeferredReason(fwResp.Deferred.Reason)}
+	}
+	encoded, err := tfprotov6.NewDynamicValue(t.objectType, newState)
+	if err != nil {
+		out.Diagnostics = append(out.Diagnostics, errorDiagnostic("Unable to Convert State",
+			"An unexpected error was encountered when converting the state to the protocol type: "+err.Error()))
+	} else {
+		out.NewState = &encoded
+	}
+	var privateDiags diag.Diagnostics
+	out.Private, privateDiags = private.bytes()
+	out.Diagnostics = append(out.Diagnostics, diagnostics(ctx, privateDiags)...)
+	return out
+}
+
+// keepEquivalent returns the read's new state with the prior value of each
+// attribute whose type finds it equal to the new one, as the framework
+// does after a read.
+func (t *served) keepEquivalent(ctx context.Context, prior, read tftypes.Value) (tftypes.Value, diag.Diagnostics) {
+	if len(t.equivalence) == 0 || prior.IsNull() || read.IsNull() || !read.IsKnown() {
+		return read, nil
+	}
+	var priorAttrs, readAttrs map[string]tftypes.Value
+	if prior.As(&priorAttrs) != nil || read.As(&readAttrs) != nil {
+		return read, nil
+	}
+	var diags diag.Diagnostics
+	changed := false
+	for name, typ := range t.equivalence {
+		before, ds := typ.ValueFromTerraform(ctx, priorAttrs[name])
+		if ds != nil {
+			diags.AddError("Value Conversion Error", "the prior value of "+name+": "+ds.Error())
+			return read, diags
+		}
+		after, ds := typ.ValueFromTerraform(ctx, readAttrs[name])
+		if ds != nil {
+			diags.AddError("Value Conversion Error", "the read value of "+name+": "+ds.Error())
+			return read, diags
+		}
+		kept, more := keepEquivalent(ctx, before, after)
+		if diags.Append(more...); diags.HasError() {
+			return read, diags
+		}
+		if kept.Equal(after) {
+			continue
+		}
+		value, err := kept.ToTerraformValue(ctx)
+		if err != nil {
+			diags.AddError("Value Conversion Error", "the kept value of "+name+": "+err.Error())
+			return read, diags
+		}
+		readAttrs[name], changed = value, true
+	}
+	if !changed {
+		return read, diags
+	}
+	return tftypes.NewValue(read.Type(), readAttrs), diags
 }

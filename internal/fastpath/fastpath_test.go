@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -39,8 +40,11 @@ func thingSchema() schema.Schema {
 		"flag": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false)},
 		"items": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"name":  schema.StringAttribute{Required: true},
-			"value": schema.StringAttribute{Optional: true},
+			"value": schema.StringAttribute{Optional: true, CustomType: jsontypes.NormalizedType{}},
 		}}},
+		"doc":  schema.StringAttribute{Optional: true, CustomType: jsontypes.NormalizedType{}},
+		"docs": schema.MapAttribute{Optional: true, ElementType: jsontypes.NormalizedType{}},
+		"tags": schema.SetAttribute{Optional: true, ElementType: jsontypes.NormalizedType{}},
 		"health": schema.MapAttribute{Computed: true, ElementType: types.ObjectType{AttrTypes: map[string]attr.Type{
 			"ready": types.BoolType, "count": types.Int64Type,
 		}}},
@@ -74,6 +78,47 @@ func modifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resou
 	}
 }
 
+// read is the resource's read, written once for both servers. What it does
+// depends on the kind in the state.
+func read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, private fastpath.Private) {
+	var kind types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("kind"), &kind)...)
+	seen, diags := private.GetKey(ctx, "seen")
+	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(private.SetKey(ctx, "read", []byte(`{"kind":"`+kind.ValueString()+`"}`))...)
+	resp.Diagnostics.AddAttributeWarning(path.Root("items").AtListIndex(0).AtName("value"), "Read", "seen "+string(seen))
+	set := func(p path.Path, v any) { resp.Diagnostics.Append(resp.State.SetAttribute(ctx, p, v)...) }
+	switch kind.ValueString() {
+	case "gone":
+		resp.State.RemoveResource(ctx)
+	case "fail":
+		resp.Diagnostics.AddAttributeError(path.Root("kind"), "Cannot read", "the read failed")
+		set(path.Root("note"), "half read")
+		set(path.Root("doc"), jsontypes.NewNormalizedValue(`{ "b": 2, "a": 1 }`))
+	case "equivalent", "different":
+		doc, value, first := `{ "b": 2, "a": 1 }`, `{ "x" : 1 }`, `[ 1, 2 ]`
+		if kind.ValueString() == "different" {
+			doc, value, first = `{"a":2}`, `{"x":2}`, `[2,1]`
+		}
+		set(path.Root("doc"), jsontypes.NewNormalizedValue(doc))
+		set(path.Root("items").AtListIndex(0).AtName("value"), jsontypes.NewNormalizedValue(value))
+		set(path.Root("docs").AtMapKey("k"), jsontypes.NewNormalizedValue(first))
+		tags, d := types.SetValue(jsontypes.NormalizedType{}, []attr.Value{
+			jsontypes.NewNormalizedValue(`{ "t": true }`), jsontypes.NewNormalizedValue(`"x"`), jsontypes.NewNormalizedValue(`"y"`)})
+		resp.Diagnostics.Append(d...)
+		set(path.Root("tags"), tags)
+		set(path.Root("note"), "read "+kind.ValueString())
+	case "twice":
+		// Both mean the prior "x"; only the first may take it.
+		tags, d := types.SetValue(jsontypes.NormalizedType{}, []attr.Value{
+			jsontypes.NewNormalizedValue(` "x"`), jsontypes.NewNormalizedValue(`"x" `)})
+		resp.Diagnostics.Append(d...)
+		set(path.Root("tags"), tags)
+	case "invalid":
+		set(path.Root("doc"), jsontypes.NewNormalizedValue(`{not json`))
+	}
+}
+
 // thing is the framework's side of the resource.
 type thing struct{}
 
@@ -90,7 +135,9 @@ func (thing) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, res
 }
 
 func (thing) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {}
-func (thing) Read(context.Context, resource.ReadRequest, *resource.ReadResponse)       {}
+func (thing) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	read(ctx, req, resp, resp.Private)
+}
 func (thing) Update(context.Context, resource.UpdateRequest, *resource.UpdateResponse) {}
 func (thing) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
@@ -110,7 +157,12 @@ func (testProvider) Resources(context.Context) []func() resource.Resource {
 // counting is the framework's server, counting the calls that reach it.
 type counting struct {
 	tfprotov6.ProviderServer
-	plans, upgrades int
+	plans, upgrades, reads int
+}
+
+func (c *counting) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	c.reads++
+	return c.ProviderServer.ReadResource(ctx, req)
 }
 
 func (c *counting) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
@@ -133,6 +185,7 @@ func servers(t *testing.T) (framework tfprotov6.ProviderServer, fast tfprotov6.P
 	fast, err := fastpath.Wrap(ctx, behind, fastpath.Resource{
 		TypeName: "test_thing", Schema: thingSchema(),
 		ModifyPlan: func() fastpath.PlanFunc { return modifyPlan },
+		Read:       func() fastpath.ReadFunc { return read },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +208,7 @@ var (
 	thingType  = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
 		"id": tftypes.String, "kind": tftypes.String, "mode": tftypes.String, "flag": tftypes.Bool,
 		"items": tftypes.List{ElementType: itemType}, "health": tftypes.Map{ElementType: healthType}, "note": tftypes.String,
+		"doc": tftypes.String, "docs": tftypes.Map{ElementType: tftypes.String}, "tags": tftypes.Set{ElementType: tftypes.String},
 	}}
 )
 
@@ -194,8 +248,12 @@ func applied(kind string) (state, config map[string]tftypes.Value) {
 			"east": tftypes.NewValue(healthType, map[string]tftypes.Value{"ready": tftypes.NewValue(tftypes.Bool, true), "count": tftypes.NewValue(tftypes.Number, 3)}),
 		}),
 		"note": str("old"),
+		"doc":  str(`{"a":1,"b":2}`),
+		"docs": tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, map[string]tftypes.Value{"k": str(`[1,2]`), "l": str(`{}`)}),
+		"tags": tftypes.NewValue(tftypes.Set{ElementType: tftypes.String}, []tftypes.Value{str(`"x"`), str(`{"t":true}`)}),
 	})
-	config = thingValue(map[string]tftypes.Value{"kind": state["kind"], "items": state["items"]})
+	config = thingValue(map[string]tftypes.Value{"kind": state["kind"], "items": state["items"],
+		"doc": state["doc"], "docs": state["docs"], "tags": state["tags"]})
 	return state, config
 }
 
@@ -284,7 +342,7 @@ func TestPlanResourceChange_answersAsTheFrameworkDoes(t *testing.T) {
 
 func compare(t *testing.T, got, want *tfprotov6.PlanResourceChangeResponse) {
 	t.Helper()
-	if !reflect.DeepEqual(got.PlannedState, want.PlannedState) {
+	if !sameValue(t, got.PlannedState, want.PlannedState) {
 		t.Errorf("planned state differs:\n got %s\nwant %s", decoded(t, got.PlannedState), decoded(t, want.PlannedState))
 	}
 	if string(got.PlannedPrivate) != string(want.PlannedPrivate) {
@@ -302,6 +360,24 @@ func compare(t *testing.T, got, want *tfprotov6.PlanResourceChangeResponse) {
 	if len(want.Diagnostics) == 0 {
 		t.Error("the case says nothing: its diagnostics compare nothing")
 	}
+}
+
+// sameValue compares two encoded values by what they hold: the encoding of a
+// map follows Go's map order, which differs from one call to the next.
+func sameValue(t *testing.T, a, b *tfprotov6.DynamicValue) bool {
+	t.Helper()
+	if a == nil || b == nil {
+		return a == b
+	}
+	va, err := a.Unmarshal(thingType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, err := b.Unmarshal(thingType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return va.Equal(vb)
 }
 
 func decoded(t *testing.T, v *tfprotov6.DynamicValue) string {
@@ -356,7 +432,7 @@ func TestUpgradeResourceState_answersAsTheFrameworkDoes(t *testing.T) {
 			if viaFramework := behind.upgrades == 1; viaFramework != tc.viaFramework {
 				t.Errorf("answered by the framework: %v, want %v", viaFramework, tc.viaFramework)
 			}
-			if !reflect.DeepEqual(got, want) {
+			if !sameValue(t, got.UpgradedState, want.UpgradedState) || !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
 				t.Errorf("got %s %s, want %s %s", decoded(t, got.UpgradedState), describe(got.Diagnostics),
 					decoded(t, want.UpgradedState), describe(want.Diagnostics))
 			}
@@ -414,4 +490,57 @@ func (upperCase) Description(context.Context) string         { return "upper cas
 func (upperCase) MarkdownDescription(context.Context) string { return "upper case" }
 func (upperCase) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
 	resp.PlanValue = types.StringValue(strings.ToUpper(req.PlanValue.ValueString()))
+}
+
+func TestReadResource_answersAsTheFrameworkDoes(t *testing.T) {
+	cases := []struct {
+		name         string
+		kind         string
+		private      map[string]string
+		viaFramework bool
+	}{
+		{name: "a read that changes nothing", kind: "plain"},
+		{name: "a read with private state to read", kind: "plain", private: map[string]string{"seen": `["a"]`}},
+		{name: "a read of values written differently that mean the same", kind: "equivalent"},
+		{name: "a read of values that mean something else", kind: "different", private: map[string]string{"read": `{}`}},
+		{name: "a read of two set elements that mean the same prior one", kind: "twice"},
+		{name: "a read of a value its type cannot compare", kind: "invalid"},
+		{name: "a read that fails", kind: "fail"},
+		{name: "a read of a resource that is gone", kind: "gone"},
+		{name: "the read after an import", kind: "plain", private: map[string]string{".import_before_read": `true`}, viaFramework: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			state, _ := applied(tc.kind)
+			req := func() *tfprotov6.ReadResourceRequest {
+				return &tfprotov6.ReadResourceRequest{TypeName: "test_thing", CurrentState: dynamic(t, thingType, state),
+					Private: privateOf(t, tc.private)}
+			}
+			framework, fast, behind := servers(t)
+			want, err := framework.ReadResource(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fast.ReadResource(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if viaFramework := behind.reads == 1; viaFramework != tc.viaFramework {
+				t.Errorf("answered by the framework: %v, want %v", viaFramework, tc.viaFramework)
+			}
+			if !sameValue(t, got.NewState, want.NewState) {
+				t.Errorf("new state differs:\n got %s\nwant %s", decoded(t, got.NewState), decoded(t, want.NewState))
+			}
+			if string(got.Private) != string(want.Private) {
+				t.Errorf("private state: got %s, want %s", got.Private, want.Private)
+			}
+			if !reflect.DeepEqual(got.Deferred, want.Deferred) {
+				t.Errorf("deferred: got %v, want %v", got.Deferred, want.Deferred)
+			}
+			if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
+				t.Errorf("diagnostics differ:\n got %s\nwant %s", describe(got.Diagnostics), describe(want.Diagnostics))
+			}
+		})
+	}
 }

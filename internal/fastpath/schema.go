@@ -16,11 +16,13 @@ import (
 )
 
 // Check reports whether the framework's work around ModifyPlan in a
-// no-change plan of a resource with schema s changes nothing, so that this
-// package may skip it. That holds when s has:
+// no-change plan of a resource with schema s changes nothing, and whether
+// its work around Read is what this package does, so that the package may
+// answer them. That holds when s has:
 //
 //   - no blocks, so no empty block is turned into null;
-//   - no write-only or dynamic attributes;
+//   - no write-only attributes, which the framework nulls in a read's state,
+//     and no dynamic ones;
 //   - defaults on top-level attributes only, static ones of strings,
 //     booleans or 64-bit numbers: a plan with such a default that the state
 //     does not hold is left to the framework;

@@ -29,6 +29,12 @@ import (
 // differs from what the state says was written takes the host's parts, so
 // the plan shows them as a change.
 func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.read(ctx, req, resp, resp.Private)
+}
+
+// read is Read with the private state, which the framework passes in both
+// the request and the response, given apart, as modifyPlan is.
+func (r *federatedObjectResource) read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, private privateData) {
 	var state federatedObjectModel
 	resp.Diagnostics.Append(objectModels.fromState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -66,7 +72,7 @@ func (r *federatedObjectResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
-	resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
+	resp.Diagnostics.Append(noteSeen(ctx, private, snapshot.Names())...)
 	resp.Diagnostics.Append(refreshFromHost(ctx, &state, in, host)...)
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &state)...)
 }

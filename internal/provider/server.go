@@ -12,8 +12,8 @@ import (
 )
 
 // Server returns the provider's protocol server: the framework's, with the
-// no-change plans and state upgrades of kubefed_federated_object answered
-// without the framework's generic work (fastpath), which in a large
+// refreshes, no-change plans and state upgrades of kubefed_federated_object
+// answered without the framework's generic work (fastpath), which in a large
 // configuration is most of a plan's CPU.
 func Server(version string) func() (tfprotov6.ProviderServer, error) {
 	return ServerWithClientFactory(version, kube.NewClientFactory())
@@ -43,6 +43,16 @@ func federatedObjectFastPath(ctx context.Context, p *kubefedProvider) fastpath.R
 			r := &federatedObjectResource{data: data}
 			return func(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, private fastpath.Private) {
 				r.modifyPlan(ctx, req, resp, private)
+			}
+		},
+		Read: func() fastpath.ReadFunc {
+			data := p.configured.Load()
+			if data == nil {
+				return nil
+			}
+			r := &federatedObjectResource{data: data}
+			return func(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, private fastpath.Private) {
+				r.read(ctx, req, resp, private)
 			}
 		},
 	}
