@@ -80,9 +80,9 @@ type server struct {
 	types map[string]*served
 }
 
-// Wrap returns next with the no-change plans and current-version state
-// upgrades of resources answered here. It fails if a resource's schema is
-// one Check refuses.
+// Wrap returns next with the refreshes, no-change plans and
+// current-version state upgrades of resources answered here. It fails if a
+// resource's schema is one Check refuses.
 func Wrap(ctx context.Context, next tfprotov6.ProviderServer, resources ...Resource) (tfprotov6.ProviderServer, error) {
 	s := &server{ProviderServer: next, types: make(map[string]*served, len(resources))}
 	for _, r := range resources {

@@ -134,12 +134,13 @@ func keepList(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag
 	return wholeThenParts(prior, proposed, func(p, n basetypes.ListValuableWithSemanticEquals) (bool, diag.Diagnostics) {
 		return n.ListSemanticEquals(ctx, p)
 	}, func() (attr.Value, diag.Diagnostics) {
-		p, n, diags := asLists(ctx, prior, proposed)
-		if p == nil {
+		p, n, ok, diags := asValues(prior, proposed, func(v basetypes.ListValuable) (basetypes.ListValue, diag.Diagnostics) {
+			return v.ToListValue(ctx)
+		})
+		if !ok {
 			return proposed, diags
 		}
-		elements := n.Elements()
-		before := p.Elements()
+		before, elements := p.Elements(), n.Elements()
 		changed := false
 		for i, element := range elements {
 			if i >= len(before) {
@@ -170,64 +171,18 @@ func keepList(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag
 	})
 }
 
-func asLists(ctx context.Context, prior, proposed attr.Value) (*basetypes.ListValue, *basetypes.ListValue, diag.Diagnostics) {
-	pv, ok := prior.(basetypes.ListValuable)
-	if !ok {
-		return nil, nil, nil
-	}
-	p, diags := pv.ToListValue(ctx)
-	if diags.HasError() {
-		return nil, nil, diags
-	}
-	nv, ok := proposed.(basetypes.ListValuable)
-	if !ok {
-		return nil, nil, diags
-	}
-	n, ds := nv.ToListValue(ctx)
-	if diags.Append(ds...); diags.HasError() {
-		return nil, nil, diags
-	}
-	return &p, &n, diags
-}
-
 func keepMap(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics) {
 	return wholeThenParts(prior, proposed, func(p, n basetypes.MapValuableWithSemanticEquals) (bool, diag.Diagnostics) {
 		return n.MapSemanticEquals(ctx, p)
 	}, func() (attr.Value, diag.Diagnostics) {
-		pv, ok := prior.(basetypes.MapValuable)
-		if !ok {
-			return proposed, nil
-		}
-		p, diags := pv.ToMapValue(ctx)
-		if diags.HasError() {
-			return proposed, diags
-		}
-		nv, ok := proposed.(basetypes.MapValuable)
+		p, n, ok, diags := asValues(prior, proposed, func(v basetypes.MapValuable) (basetypes.MapValue, diag.Diagnostics) {
+			return v.ToMapValue(ctx)
+		})
 		if !ok {
 			return proposed, diags
 		}
-		n, ds := nv.ToMapValue(ctx)
-		if diags.Append(ds...); diags.HasError() {
-			return proposed, diags
-		}
-		before := p.Elements()
-		elements := make(map[string]attr.Value, len(n.Elements()))
-		changed := false
-		for key, element := range n.Elements() {
-			elements[key] = element
-			old, ok := before[key]
-			if !ok {
-				continue
-			}
-			kept, ds := keepEquivalent(ctx, old, element)
-			if diags.Append(ds...); diags.HasError() {
-				return proposed, diags
-			}
-			if !kept.Equal(element) {
-				elements[key], changed = kept, true
-			}
-		}
-		if !changed {
+		elements, changed, ds := keepByName(ctx, p.Elements(), n.Elements())
+		if diags.Append(ds...); diags.HasError() || !changed {
 			return proposed, diags
 		}
 		return rebuild(proposed, diags, func() (attr.Value, diag.Diagnostics) {
@@ -248,40 +203,14 @@ func keepObject(ctx context.Context, prior, proposed attr.Value) (attr.Value, di
 	return wholeThenParts(prior, proposed, func(p, n basetypes.ObjectValuableWithSemanticEquals) (bool, diag.Diagnostics) {
 		return n.ObjectSemanticEquals(ctx, p)
 	}, func() (attr.Value, diag.Diagnostics) {
-		pv, ok := prior.(basetypes.ObjectValuable)
-		if !ok {
-			return proposed, nil
-		}
-		p, diags := pv.ToObjectValue(ctx)
-		if diags.HasError() {
-			return proposed, diags
-		}
-		nv, ok := proposed.(basetypes.ObjectValuable)
+		p, n, ok, diags := asValues(prior, proposed, func(v basetypes.ObjectValuable) (basetypes.ObjectValue, diag.Diagnostics) {
+			return v.ToObjectValue(ctx)
+		})
 		if !ok {
 			return proposed, diags
 		}
-		n, ds := nv.ToObjectValue(ctx)
-		if diags.Append(ds...); diags.HasError() {
-			return proposed, diags
-		}
-		before := p.Attributes()
-		attributes := make(map[string]attr.Value, len(n.Attributes()))
-		changed := false
-		for name, value := range n.Attributes() {
-			attributes[name] = value
-			old, ok := before[name]
-			if !ok {
-				continue
-			}
-			kept, ds := keepEquivalent(ctx, old, value)
-			if diags.Append(ds...); diags.HasError() {
-				return proposed, diags
-			}
-			if !kept.Equal(value) {
-				attributes[name], changed = kept, true
-			}
-		}
-		if !changed {
+		attributes, changed, ds := keepByName(ctx, p.Attributes(), n.Attributes())
+		if diags.Append(ds...); diags.HasError() || !changed {
 			return proposed, diags
 		}
 		return rebuild(proposed, diags, func() (attr.Value, diag.Diagnostics) {
@@ -298,30 +227,43 @@ func keepObject(ctx context.Context, prior, proposed attr.Value) (attr.Value, di
 	})
 }
 
+// keepByName returns the parts of a map or an object with each one that has
+// a prior part of the same name, which keepEquivalent finds equal to it,
+// replaced by that prior part, and whether any was.
+func keepByName(ctx context.Context, before, after map[string]attr.Value) (map[string]attr.Value, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	parts := make(map[string]attr.Value, len(after))
+	changed := false
+	for name, value := range after {
+		parts[name] = value
+		old, ok := before[name]
+		if !ok {
+			continue
+		}
+		kept, ds := keepEquivalent(ctx, old, value)
+		if diags.Append(ds...); diags.HasError() {
+			return after, false, diags
+		}
+		if !kept.Equal(value) {
+			parts[name], changed = kept, true
+		}
+	}
+	return parts, changed, diags
+}
+
 func keepSet(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics) {
 	return wholeThenParts(prior, proposed, func(p, n basetypes.SetValuableWithSemanticEquals) (bool, diag.Diagnostics) {
 		return n.SetSemanticEquals(ctx, p)
 	}, func() (attr.Value, diag.Diagnostics) {
-		pv, ok := prior.(basetypes.SetValuable)
+		p, n, ok, diags := asValues(prior, proposed, func(v basetypes.SetValuable) (basetypes.SetValue, diag.Diagnostics) {
+			return v.ToSetValue(ctx)
+		})
 		if !ok {
-			return proposed, nil
-		}
-		p, diags := pv.ToSetValue(ctx)
-		if diags.HasError() {
-			return proposed, diags
-		}
-		nv, ok := proposed.(basetypes.SetValuable)
-		if !ok {
-			return proposed, diags
-		}
-		n, ds := nv.ToSetValue(ctx)
-		if diags.Append(ds...); diags.HasError() {
 			return proposed, diags
 		}
 		// Each new element takes the first prior element its type finds
 		// equal to it, which no other element may take then.
-		unmatched := p.Elements()
-		elements := n.Elements()
+		unmatched, elements := p.Elements(), n.Elements()
 		changed := false
 		for i, element := range elements {
 			for j, old := range unmatched {
@@ -341,7 +283,7 @@ func keepSet(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.
 			return proposed, diags
 		}
 		return rebuild(proposed, diags, func() (attr.Value, diag.Diagnostics) {
-			s, ds := basetypes.NewSetValue(n.ElementType(ctx), elements)
+			set, ds := basetypes.NewSetValue(n.ElementType(ctx), elements)
 			if ds.HasError() {
 				return nil, ds
 			}
@@ -349,9 +291,31 @@ func keepSet(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.
 			if !ok {
 				return nil, notTypable(proposed, "basetypes.SetTypable")
 			}
-			return typable.ValueFromSet(ctx, s)
+			return typable.ValueFromSet(ctx, set)
 		})
 	})
+}
+
+// asValues converts both values of a collection to the framework's own
+// type of it, C, through the interface V their kind has; ok is false when
+// either is not of that kind or does not convert (the new value is kept).
+func asValues[V any, C any](prior, proposed attr.Value, convert func(V) (C, diag.Diagnostics)) (p, n C, ok bool, diags diag.Diagnostics) {
+	pv, isV := prior.(V)
+	if !isV {
+		return p, n, false, nil
+	}
+	if p, diags = convert(pv); diags.HasError() {
+		return p, n, false, diags
+	}
+	nv, isV := proposed.(V)
+	if !isV {
+		return p, n, false, diags
+	}
+	n, ds := convert(nv)
+	if diags.Append(ds...); diags.HasError() {
+		return p, n, false, diags
+	}
+	return p, n, true, diags
 }
 
 // rebuild makes the collection with the prior parts kept, or leaves

@@ -6,14 +6,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/fastpath"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
-// privateData is the part of the framework's private-state API used here.
-type privateData interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
+// privateData is a resource's private state, as the framework passes it or
+// as the provider's protocol server (fastpath) does.
+type privateData = fastpath.Private
 
 // Terraform plans each resource twice: once for the plan the user sees, and
 // once more at apply, where the second plan must come out the same. A

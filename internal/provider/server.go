@@ -40,20 +40,14 @@ func federatedObjectFastPath(ctx context.Context, p *kubefedProvider) fastpath.R
 			if data == nil {
 				return nil
 			}
-			r := &federatedObjectResource{data: data}
-			return func(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, private fastpath.Private) {
-				r.modifyPlan(ctx, req, resp, private)
-			}
+			return (&federatedObjectResource{data: data}).modifyPlan
 		},
 		Read: func() fastpath.ReadFunc {
 			data := p.configured.Load()
 			if data == nil {
 				return nil
 			}
-			r := &federatedObjectResource{data: data}
-			return func(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, private fastpath.Private) {
-				r.read(ctx, req, resp, private)
-			}
+			return (&federatedObjectResource{data: data}).read
 		},
 	}
 }
