@@ -45,6 +45,36 @@ const benchObjectState = `{
   "wait": null
 }`
 
+// upgradedObject is raw, a federated object's state as the state file holds
+// it, as server hands it to the other calls.
+func upgradedObject(ctx context.Context, tb testing.TB, server tfprotov6.ProviderServer, raw []byte) *tfprotov6.DynamicValue {
+	tb.Helper()
+	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
+		TypeName: "kubefed_federated_object", RawState: &tfprotov6.RawState{JSON: raw}})
+	if err != nil || len(resp.Diagnostics) > 0 {
+		tb.Fatalf("upgrade: %v %+v", err, resp.Diagnostics)
+	}
+	return resp.UpgradedState
+}
+
+// benchObjectValues are benchObjectState and the configuration that gives
+// it, as server takes them.
+func benchObjectValues(ctx context.Context, tb testing.TB, server tfprotov6.ProviderServer) (state, config *tfprotov6.DynamicValue) {
+	tb.Helper()
+	var attrs map[string]any
+	if err := json.Unmarshal([]byte(benchObjectState), &attrs); err != nil {
+		tb.Fatal(err)
+	}
+	for _, computed := range []string{"cluster_health", "cluster_status", "id", "placed_clusters", "rendered", "rollout_plan"} {
+		attrs[computed] = nil
+	}
+	rawConfig, err := json.Marshal(attrs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return upgradedObject(ctx, tb, server, []byte(benchObjectState)), upgradedObject(ctx, tb, server, rawConfig)
+}
+
 // BenchmarkFrameworkPerObject measures what terraform-plugin-framework
 // costs one kubefed_federated_object in the calls a no-change plan makes
 // for it, before any of the provider's own work: the provider is not
@@ -60,26 +90,10 @@ func BenchmarkFrameworkPerObject(b *testing.B) {
 		b.Fatal(err)
 	}
 	upgrade := func(b *testing.B, raw []byte) *tfprotov6.DynamicValue {
-		resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-			TypeName: "kubefed_federated_object", RawState: &tfprotov6.RawState{JSON: raw}})
-		if err != nil || len(resp.Diagnostics) > 0 {
-			b.Fatalf("upgrade: %v %+v", err, resp.Diagnostics)
-		}
-		return resp.UpgradedState
+		b.Helper()
+		return upgradedObject(ctx, b, server, raw)
 	}
-	state := upgrade(b, []byte(benchObjectState))
-	var config map[string]any
-	if err := json.Unmarshal([]byte(benchObjectState), &config); err != nil {
-		b.Fatal(err)
-	}
-	for _, computed := range []string{"cluster_health", "cluster_status", "id", "placed_clusters", "rendered", "rollout_plan"} {
-		config[computed] = nil
-	}
-	rawConfig, err := json.Marshal(config)
-	if err != nil {
-		b.Fatal(err)
-	}
-	configValue := upgrade(b, rawConfig)
+	state, configValue := benchObjectValues(ctx, b, server)
 
 	b.Run("ValidateResourceConfig", func(b *testing.B) {
 		for b.Loop() {
