@@ -203,17 +203,8 @@ func (t *served) plan(ctx context.Context, call planCall) *tfprotov6.PlanResourc
 	resp := resource.ModifyPlanResponse{Plan: req.Plan, RequiresReplace: path.Paths{}}
 	call.plan(ctx, req, &resp, call.private)
 
-	out := &tfprotov6.PlanResourceChangeResponse{Diagnostics: diagnostics(ctx, resp.Diagnostics)}
-	if resp.Deferred != nil {
-		out.Deferred = &tfprotov6.Deferred{Reason: tfprotov6.DeferredReason(resp.Deferred.Reason)}
-	}
-	planned, err := tfprotov6.NewDynamicValue(t.objectType, resp.Plan.Raw)
-	if err != nil {
-		out.Diagnostics = append(out.Diagnostics, errorDiagnostic("Unable to Convert State",
-			"An unexpected error was encountered when converting the state to the protocol type: "+err.Error()))
-	} else {
-		out.PlannedState = &planned
-	}
+	out := &tfprotov6.PlanResourceChangeResponse{Diagnostics: diagnostics(ctx, resp.Diagnostics), Deferred: deferred(resp.Deferred)}
+	out.PlannedState = t.encode(resp.Plan.Raw, &out.Diagnostics)
 	var diags diag.Diagnostics
 	out.RequiresReplace, diags = attributePaths(ctx, normalisedPaths(resp.RequiresReplace))
 	out.Diagnostics = append(out.Diagnostics, diagnostics(ctx, diags)...)
@@ -261,21 +252,32 @@ func (t *served) read(ctx context.Context, read ReadFunc, req *tfprotov6.ReadRes
 		}
 	}
 
-	out := &tfprotov6.ReadResourceResponse{Diagnostics: diagnostics(ctx, diags)}
-	if fwResp.Deferred != nil {
-		out.Deferred = &tfprotov6.Deferred{Reason: tfprotov6.DeferredReason(fwResp.Deferred.Reason)}
-	}
-	encoded, err := tfprotov6.NewDynamicValue(t.objectType, newState)
-	if err != nil {
-		out.Diagnostics = append(out.Diagnostics, errorDiagnostic("Unable to Convert State",
-			"An unexpected error was encountered when converting the state to the protocol type: "+err.Error()))
-	} else {
-		out.NewState = &encoded
-	}
+	out := &tfprotov6.ReadResourceResponse{Diagnostics: diagnostics(ctx, diags), Deferred: deferred(fwResp.Deferred)}
+	out.NewState = t.encode(newState, &out.Diagnostics)
 	var privateDiags diag.Diagnostics
 	out.Private, privateDiags = private.bytes()
 	out.Diagnostics = append(out.Diagnostics, diagnostics(ctx, privateDiags)...)
 	return out
+}
+
+// encode encodes a state or plan for the protocol, or says in diags why it
+// cannot.
+func (t *served) encode(value tftypes.Value, diags *[]*tfprotov6.Diagnostic) *tfprotov6.DynamicValue {
+	encoded, err := tfprotov6.NewDynamicValue(t.objectType, value)
+	if err != nil {
+		*diags = append(*diags, errorDiagnostic("Unable to Convert State",
+			"An unexpected error was encountered when converting the state to the protocol type: "+err.Error()))
+		return nil
+	}
+	return &encoded
+}
+
+// deferred is d as the protocol says it.
+func deferred(d *resource.Deferred) *tfprotov6.Deferred {
+	if d == nil {
+		return nil
+	}
+	return &tfprotov6.Deferred{Reason: tfprotov6.DeferredReason(d.Reason)}
 }
 
 // keepEquivalent returns the read's new state with the prior value of each

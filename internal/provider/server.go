@@ -16,13 +16,8 @@ import (
 // answered without the framework's generic work (fastpath), which in a large
 // configuration is most of a plan's CPU.
 func Server(version string) func() (tfprotov6.ProviderServer, error) {
-	return ServerWithClientFactory(version, kube.NewClientFactory())
-}
-
-// ServerWithClientFactory is Server with clients made by factory.
-func ServerWithClientFactory(version string, factory kube.ClientFactory) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
-		p := &kubefedProvider{version: version, clients: factory}
+		p := &kubefedProvider{version: version, clients: kube.NewClientFactory()}
 		ctx := context.Background()
 		return fastpath.Wrap(ctx, providerserver.NewProtocol6(p)(), federatedObjectFastPath(ctx, p))
 	}
