@@ -3,7 +3,7 @@
 # the Go module proxy the first time. Binaries are cached outside the
 # repository, keyed by version, so a second call is instant.
 #
-#   scripts/tool.sh kube-apiserver | kube-controller-manager | kube-scheduler | kwok |
+#   scripts/tool.sh etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok |
 #                   tofu | terraform | tfplugindocs | goreleaser | golangci-lint
 #
 # The three Kubernetes components come from one tools module, so they share
@@ -21,6 +21,7 @@ module_version() {
 }
 
 case $name in
+  etcd)           dir=etcd module=go.etcd.io/etcd/server/v3 pkg=go.etcd.io/etcd/server/v3 ;;
   kube-apiserver|kube-controller-manager|kube-scheduler)
                   dir=kube-apiserver module=k8s.io/kubernetes pkg=k8s.io/kubernetes/cmd/$name ;;
   kwok)           dir=kwok module=sigs.k8s.io/kwok pkg=sigs.k8s.io/kwok/cmd/kwok ;;
