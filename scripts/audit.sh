@@ -10,11 +10,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-KUBEFED_LAB_KUBE_APISERVER=$(scripts/tool.sh kube-apiserver)
-KUBEFED_LAB_KUBE_CONTROLLER_MANAGER=$(scripts/tool.sh kube-controller-manager)
-KUBEFED_LAB_KUBE_SCHEDULER=$(scripts/tool.sh kube-scheduler)
-KUBEFED_LAB_KWOK=$(scripts/tool.sh kwok)
-export KUBEFED_LAB_KUBE_APISERVER KUBEFED_LAB_KUBE_CONTROLLER_MANAGER KUBEFED_LAB_KUBE_SCHEDULER KUBEFED_LAB_KWOK
+source scripts/lab-tools.sh
+kubefed_lab_tools "${AUDIT_CLI:-tofu}"
 go build -o bin/kubefed-lab ./cmd/kubefed-lab
 go build -o bin/terraform-provider-kubefed .
 export KUBEFED_PROVIDER_BINARY=$root/bin/terraform-provider-kubefed

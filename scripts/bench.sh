@@ -40,10 +40,8 @@ work=$(mktemp -d)
 wide_dir=$work/lab-12
 wide_members=12
 
-export KUBEFED_LAB_KUBE_APISERVER=${KUBEFED_LAB_KUBE_APISERVER:-$(scripts/tool.sh kube-apiserver)}
-export KUBEFED_LAB_KUBE_CONTROLLER_MANAGER=${KUBEFED_LAB_KUBE_CONTROLLER_MANAGER:-$(scripts/tool.sh kube-controller-manager)}
-export KUBEFED_LAB_KUBE_SCHEDULER=${KUBEFED_LAB_KUBE_SCHEDULER:-$(scripts/tool.sh kube-scheduler)}
-export KUBEFED_LAB_KWOK=${KUBEFED_LAB_KWOK:-$(scripts/tool.sh kwok)}
+source scripts/lab-tools.sh
+kubefed_lab_tools
 go build -o bin/kubefed-lab ./cmd/kubefed-lab
 go build -o bin/terraform-provider-kubefed .
 provider=${BENCH_PROVIDER:-$root/bin/terraform-provider-kubefed}

@@ -34,10 +34,13 @@ table() {
 
 case ${1:-up} in
   up)
-    export KUBEFED_LAB_KUBE_APISERVER=${KUBEFED_LAB_KUBE_APISERVER:-$(scripts/tool.sh kube-apiserver)}
-    export KUBEFED_LAB_KUBE_CONTROLLER_MANAGER=${KUBEFED_LAB_KUBE_CONTROLLER_MANAGER:-$(scripts/tool.sh kube-controller-manager)}
-    export KUBEFED_LAB_KUBE_SCHEDULER=${KUBEFED_LAB_KUBE_SCHEDULER:-$(scripts/tool.sh kube-scheduler)}
-    export KUBEFED_LAB_KWOK=${KUBEFED_LAB_KWOK:-$(scripts/tool.sh kwok)}
+    source scripts/lab-tools.sh
+    # The pinned OpenTofu is built only when no CLI is on PATH.
+    if command -v tofu >/dev/null 2>&1 || command -v terraform >/dev/null 2>&1; then
+      kubefed_lab_tools
+    else
+      kubefed_lab_tools tofu
+    fi
     go build -o bin/kubefed-lab ./cmd/kubefed-lab
     go build -o bin/terraform-provider-kubefed .
     bin/kubefed-lab -dir "$lab_dir" up

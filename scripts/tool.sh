@@ -5,6 +5,7 @@
 #
 #   scripts/tool.sh etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok |
 #                   tofu | terraform | tfplugindocs | goreleaser | golangci-lint
+#   scripts/tool.sh --cached NAME   prints the path only if it is built, else exits 1
 #
 # The three Kubernetes components come from one tools module, so they share
 # its version and Go's build cache: the second and third build reuse most of
@@ -13,7 +14,12 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${KUBEFED_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-kubefed}
-name=${1:?usage: tool.sh NAME}
+cached_only=
+if [ "${1:-}" = --cached ]; then
+  cached_only=1
+  shift
+fi
+name=${1:?usage: tool.sh [--cached] NAME}
 
 # module_version DIR MODULE: the version of MODULE that tools/DIR/go.mod pins.
 module_version() {
@@ -43,6 +49,7 @@ fi
 
 bin="$cache/bin/$name-$version"
 if [ ! -x "$bin" ]; then
+  [ -z "$cached_only" ] || exit 1
   mkdir -p "$cache/bin"
   echo "tool.sh: building $name $version (first time only)" >&2
   tmp=$(mktemp -d "$cache/bin/.build.XXXXXX")

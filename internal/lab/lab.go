@@ -563,7 +563,7 @@ func create(cfg Config) (*state, error) {
 func checkBinaries(cfg Config) error {
 	checks := []struct{ what, path, hint string }{
 		{"kube-apiserver", cfg.KubeAPIServer, "set " + EnvKubeAPIServer + " or pass -kube-apiserver"},
-		{"etcd", cfg.Etcd, "install Debian's etcd-server package, or set " + EnvEtcd + " or pass -etcd"},
+		{"etcd", cfg.Etcd, "build it with `scripts/tool.sh etcd` and set " + EnvEtcd + " to the path it prints, or pass -etcd"},
 	}
 	if cfg.Mode == ModeFull {
 		const plain = "; or run a plain lab of kube-apiservers only (-plain)"

@@ -207,13 +207,6 @@ func etcdArgs(st *state, dataDir string) []string {
 		"--initial-cluster=kubefed-lab=" + peer,
 		"--logger=zap",
 		"--log-outputs=stderr",
-		// The clusters share this etcd, so its revision moves with every
-		// cluster's writes while each kube-apiserver's watch cache only
-		// sees its own prefix. A cache learns how far the revision has
-		// gone from progress notifications alone (etcd 3.4 sends them
-		// only periodically, every 10 minutes by default); until then,
-		// reads at a newer revision wait for it and time out.
-		"--experimental-watch-progress-notify-interval=5s",
 	}
 }
 
@@ -236,14 +229,6 @@ func apiserverArgs(st *state, c *clusterState, dir string) []string {
 		"--service-account-signing-key-file=" + path(saKeyFile),
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--profiling=false",
-		// With WatchList on, a watch from resource version 0 or none (kwok
-		// starts every watch so, as do kubectl get -w and many tools) is
-		// served as a watch-list stream, which needs etcd's progress
-		// notifications; Debian's etcd 3.4 has none, so such watches fail
-		// and their clients retry with a growing back-off, leaving pods
-		// Pending for up to half a minute. Off, they get the classic
-		// synthetic ADDED events.
-		"--feature-gates=WatchList=false",
 	}
 	if st.Mode == ModePlain {
 		// No controller manager creates the default service accounts
