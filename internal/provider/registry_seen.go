@@ -22,9 +22,9 @@ type privateData = fastpath.Private
 //
 // So refresh notes, in the resource's private data, the clusters registered
 // when it read the resource; Terraform hands that note to both plans. A plan
-// leaves out any cluster registered after that read, unless this run
-// registers it itself, and says so in a warning: the apply does what the
-// plan showed, and the next plan takes the cluster in.
+// leaves out of its label selectors any cluster registered after that
+// read, this run's own included, and says so in a warning: the apply does
+// what the plan showed, and the next plan takes the cluster in.
 // Create and update drop the note, so that a plan made without refresh
 // places on every registered cluster.
 
@@ -68,8 +68,11 @@ func seenAtRead(ctx context.Context, private privateData) map[string]bool {
 	return seen
 }
 
-// registeredLater reports whether the plan leaves cluster c out: it was
-// registered after the resource was read, by someone else.
+// registeredLater reports whether the plan leaves cluster c out of label
+// selectors: it was registered after the resource was read, by someone else
+// or by this run. Terraform may apply the resource before or after this run
+// registers it, and only a placement that ignores it comes out the same in
+// the plan made again at apply either way.
 func registeredLater(seen map[string]bool, c runstate.Cluster) bool {
-	return seen != nil && !c.InRun && !seen[c.Name]
+	return seen != nil && !seen[c.Name]
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
@@ -27,6 +28,10 @@ type planned struct {
 	// objects are the real objects of the clusters rendered in this call,
 	// kept in memory only: a Secret's values never reach the plan.
 	objects map[string][]byte
+	// fresh are the placed clusters that this run registers and that a
+	// selector picked for an object not read before: whether Terraform
+	// applies the object before or after them is not known at plan.
+	fresh []string
 }
 
 // ModifyPlan computes, from the registry snapshot and the engine, where the
@@ -88,7 +93,7 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 		return
 	}
 	if in.placementSet {
-		r.data.run.PlannedPlacement(in.id, in.placement)
+		r.data.run.PlannedPlacement(in.id, in.placement, in.seen != nil)
 	}
 	if prior != nil && !prior.ID.IsNull() && prior.ID.ValueString() != in.id {
 		// Another object: the old one must go from every cluster.
@@ -100,6 +105,9 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	plan.RolloutPlan = r.plannedOrder(in, out.placed, &resp.Diagnostics)
 	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(in, prior, out)
 	r.checkMembers(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), prior == nil && !replacing, &resp.Diagnostics)
+	if len(out.fresh) > 0 {
+		placementAtApply(ctx, &plan, in, out.fresh)
+	}
 	if prior == nil {
 		resp.Diagnostics.Append(noteReplacement(ctx, private, in.id, out.placed)...)
 	}
@@ -154,6 +162,21 @@ func planUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, reason 
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rollout_plan"), types.ListUnknown(rolloutPlanType.ElemType))...)
 }
 
+// placementAtApply leaves to apply where an object goes and what each
+// cluster receives, when its selector picks clusters this run registers:
+// Terraform plans the object once more right before applying it, and that
+// plan sees the clusters only if they were registered first. Known values
+// here would make either order but one an inconsistent plan.
+func placementAtApply(ctx context.Context, plan *federatedObjectModel, in *objectInputs, fresh []string) {
+	tflog.Info(ctx, "placement left to apply: the selector picks clusters this run registers",
+		map[string]any{"object": in.object.String(), "clusters": fresh})
+	plan.PlacedClusters = types.SetUnknown(types.StringType)
+	plan.Rendered = types.MapUnknown(types.StringType)
+	plan.RolloutPlan = types.ListUnknown(rolloutPlanType.ElemType)
+	plan.ClusterStatus = types.MapUnknown(clusterStatusType)
+	plan.ClusterHealth = types.MapUnknown(healthType)
+}
+
 // plannedOutcome keeps the prior status and health when apply has nothing
 // to do, and leaves them to apply otherwise. A cluster whose last rollout
 // did not finish is work: apply waits for it again.
@@ -198,11 +221,14 @@ func (r *federatedObjectResource) plannedOrder(in *objectInputs, placed []string
 // them.
 type candidates struct {
 	registered []federation.Cluster
-	// upcoming are clusters planned in this run whose labels are known at
-	// apply only.
+	// upcoming are clusters that listed names may use but selectors do
+	// not see yet: planned in this run with labels known at apply only, or
+	// registered by this run after the object was last read.
 	upcoming []string
-	// late are clusters registered by someone else after the object was
-	// last read: left to the next plan.
+	// late are clusters registered after the object was last read, by
+	// someone else or by this run: selectors take them in at the next plan,
+	// so that the plan Terraform makes again at apply comes out the same in
+	// whatever order it applies the object and the registrations.
 	late   []federation.Cluster
 	byName map[string]runstate.Cluster
 }
@@ -212,6 +238,10 @@ func candidatesOf(snapshot *runstate.Snapshot, seen map[string]bool) candidates 
 	for _, cluster := range snapshot.Clusters() {
 		if registeredLater(seen, cluster) {
 			c.late = append(c.late, federation.Cluster{Name: cluster.Name, Labels: cluster.Labels})
+			if cluster.InRun {
+				c.byName[cluster.Name] = cluster
+				c.upcoming = append(c.upcoming, cluster.Name)
+			}
 			continue
 		}
 		c.byName[cluster.Name] = cluster
@@ -235,7 +265,6 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 	}
 	if planning {
 		warnIdleRules(in, view, placed, diags)
-		warnRegisteredInRun(in, view, placed, diags)
 	}
 	if in.ft.Propagation == registry.Disabled {
 		// The type's propagation is off: the object stays in the host and
@@ -245,7 +274,11 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 				"member clusters until propagation is enabled again.", in.ft.Name(), in.object))
 		return planned{placed: sortedKeys(prior), rendered: maps.Clone(prior), objects: map[string][]byte{}}
 	}
-	return r.renderPlaced(ctx, in, view, placed, prior, planning, diags)
+	out := r.renderPlaced(ctx, in, view, placed, prior, planning, diags)
+	if planning && in.seen == nil && in.placementSet && in.placement.Clusters == nil {
+		out.fresh = registeredInRun(view, placed)
+	}
+	return out
 }
 
 // place selects the clusters the object goes to, from the placement and
@@ -355,24 +388,16 @@ func warnIdleRules(in *objectInputs, view candidates, placed []string, diags *di
 	}
 }
 
-// warnRegisteredInRun names the placed clusters that this run registers:
-// an object that does not depend on their resources may be applied before
-// they exist.
-func warnRegisteredInRun(in *objectInputs, view candidates, placed []string, diags *diag.Diagnostics) {
+// registeredInRun names the placed clusters that this run registers and
+// the host does not hold yet.
+func registeredInRun(view candidates, placed []string) []string {
 	var fresh []string
 	for _, name := range placed {
 		if c := view.byName[name]; c.Planned && c.Connection.APIEndpoint == "" {
 			fresh = append(fresh, name)
 		}
 	}
-	if len(fresh) == 0 {
-		return
-	}
-	diags.AddWarning("Placed on clusters this run registers",
-		fmt.Sprintf("%s is placed on %s, which this run registers. Make the object depend on their kubefed_federation_cluster "+
-			"resources (a reference or depends_on) so that they are registered first. Otherwise Terraform may apply the object "+
-			"before them: the apply then leaves them out, with a warning, and the next apply places the object there (an apply of a "+
-			"saved plan may instead stop as inconsistent, and a new plan fixes it).", in.object, strings.Join(fresh, ", ")))
+	return fresh
 }
 
 // warnLate names the clusters the placement would select that were
@@ -383,12 +408,19 @@ func warnLate(in *objectInputs, view candidates, diags *diag.Diagnostics) {
 		return
 	}
 	for _, c := range view.late {
-		if slices.Contains(all, c.Name) {
-			diags.AddWarning(fmt.Sprintf("Cluster %q was registered after the object was last read", c.Name),
-				fmt.Sprintf("%s matches cluster %q, which was registered after the object was last read (refreshed): the plan "+
-					"leaves it out, so that the apply does what the plan showed. The next plan that refreshes the object places it "+
-					"there.", in.object, c.Name))
+		if !slices.Contains(all, c.Name) {
+			continue
 		}
+		if _, inRun := view.byName[c.Name]; inRun {
+			diags.AddWarning("Clusters this run registers are taken in by the next plan",
+				fmt.Sprintf("%s matches cluster %q, which this run registers: this apply leaves the object where it is, and the "+
+					"next plan places it on %q too.", in.object, c.Name, c.Name))
+			continue
+		}
+		diags.AddWarning(fmt.Sprintf("Cluster %q was registered after the object was last read", c.Name),
+			fmt.Sprintf("%s matches cluster %q, which was registered after the object was last read (refreshed): the plan "+
+				"leaves it out, so that the apply does what the plan showed. The next plan that refreshes the object places it "+
+				"there.", in.object, c.Name))
 	}
 }
 

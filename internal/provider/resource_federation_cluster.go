@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -248,6 +249,9 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	if r.planJoin(ctx, req, resp, &plan, prior); resp.Diagnostics.HasError() {
 		return
 	}
+	if r.probeAtPlan(ctx, req.Config, &plan, prior, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	// A plan without changes is called too; only a change makes the
 	// cluster's health unknown until apply. What the join plans counts:
 	// Terraform proposed the prior values for it.
@@ -288,6 +292,78 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"),
 			types.StringValue(registry.SecretNameFor(name)))...)
 	}
+}
+
+// probeAtPlan probes the member of a new or changed registration with the
+// planned endpoint, CA and credentials, when all are known and
+// require_ready is set, and fails the plan when apply would refuse the
+// cluster: a wrong endpoint or credential is named before the run writes
+// anything. A join's token exists only once apply has made it.
+func (r *federationClusterResource) probeAtPlan(ctx context.Context, config tfsdk.Config, plan, prior *federationClusterModel, diags *diag.Diagnostics) {
+	if !plan.Join.IsNull() || !plan.RequireReady.ValueBool() || plan.Name.IsUnknown() || !connectionKnown(plan) {
+		return
+	}
+	token, writeOnly := givenToken(ctx, plan, config, diags)
+	if diags.HasError() || (writeOnly && token == "") {
+		return
+	}
+	if prior != nil && !connectionChanged(plan, prior) {
+		return
+	}
+	name := plan.Name.ValueString()
+	probe := r.data.members.SharedProbe(ctx, name, connectionOf(ctx, plan, token, diags))
+	if probe.Ready {
+		return
+	}
+	at := probeFailureAttribute(probe.Reason, plan, writeOnly)
+	diags.AddAttributeError(at, fmt.Sprintf("Cluster %q is not ready", name),
+		fmt.Sprintf("The plan probed the cluster with the planned endpoint, CA and credentials: %s (%s).\n\nFix %s, or set "+
+			"require_ready = false to register the cluster anyway.", probe.Message, probe.Reason, at))
+}
+
+// connectionKnown reports whether every setting that reaches the member is
+// known at plan.
+func connectionKnown(m *federationClusterModel) bool {
+	for _, v := range []attr.Value{m.APIEndpoint, m.CABundle, m.Token, m.TokenWO, m.ClientCertificate, m.ClientKey,
+		m.DisabledTLSValidations, m.ProxyURL} {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+// connectionChanged reports whether an update reaches the member otherwise
+// than the registration did; a new token_wo comes with a new version.
+func connectionChanged(plan, prior *federationClusterModel) bool {
+	for _, pair := range [][2]attr.Value{
+		{plan.APIEndpoint, prior.APIEndpoint}, {plan.CABundle, prior.CABundle}, {plan.Token, prior.Token},
+		{plan.TokenWOVersion, prior.TokenWOVersion}, {plan.ClientCertificate, prior.ClientCertificate},
+		{plan.ClientKey, prior.ClientKey}, {plan.DisabledTLSValidations, prior.DisabledTLSValidations},
+		{plan.ProxyURL, prior.ProxyURL}, {plan.RequireReady, prior.RequireReady},
+	} {
+		if !pair[0].Equal(pair[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// probeFailureAttribute is the attribute a failed probe points at: the
+// credential the member refused, else the endpoint.
+func probeFailureAttribute(reason string, m *federationClusterModel, tokenWriteOnly bool) path.Path {
+	switch reason {
+	case member.ReasonAuthenticationFailed, member.ReasonAuthorizationFailed:
+		switch {
+		case tokenWriteOnly:
+			return path.Root("token_wo")
+		case !m.Token.IsNull():
+			return path.Root("token")
+		case !m.ClientCertificate.IsNull():
+			return path.Root("client_certificate")
+		}
+	}
+	return path.Root("api_endpoint")
 }
 
 // unknownHealth plans the health an update probes anew as unknown.

@@ -270,50 +270,72 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		}
 	}
 
-	in, known, diags := plan.plannerInput(ctx)
-	resp.Diagnostics.Append(diags...)
-	capInputs, capKnown := plan.plannedCapacityInputs(ctx, &resp.Diagnostics)
+	split := r.planSplit(ctx, &plan, readNotes(ctx, req.Private), true, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if split != nil {
+		plan.EstimatedCapacity = r.plannedFigures(ctx, req.State, &plan, *split, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planSplit computes the split into plan and returns it, or plans it as
+// unknown and returns nil when an input or the clusters it would go to are
+// only known at apply. At apply (planning false) it computes what the plan
+// left unknown, over the clusters registered by then.
+func (r *replicaSchedulingPreferenceResource) planSplit(ctx context.Context, plan *replicaSchedulingPreferenceModel, notes priorRead,
+	planning bool, diags *diag.Diagnostics) *splitResult {
+	in, known, d := plan.plannerInput(ctx)
+	diags.Append(d...)
+	capInputs, capKnown := plan.plannedCapacityInputs(ctx, diags)
+	if diags.HasError() {
+		return nil
+	}
 	if !known || !capKnown {
 		plan.setUnknownSplit()
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
+		return nil
 	}
 	// Bad preferences are errors even when no cluster can be asked.
 	if _, err := scheduling.Plan(in); err != nil {
-		addPlannerError(&resp.Diagnostics, err)
-		return
+		addPlannerError(diags, err)
+		return nil
 	}
-
-	split, warnings, err := r.split(ctx, &plan, in, capInputs, readNotes(ctx, req.Private))
+	split, warnings, err := r.split(ctx, plan, in, capInputs, notes, planning)
 	var inputErr *scheduling.InputError
-	if errors.As(err, &inputErr) {
-		addPlannerError(&resp.Diagnostics, err)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddWarning("Replica split not known until apply",
+	var fresh *registeredInRunError
+	switch {
+	case errors.As(err, &inputErr):
+		addPlannerError(diags, err)
+		return nil
+	case errors.As(err, &fresh):
+		if capInputs != nil || in.WeightBy == scheduling.AvailableCapacity {
+			diags.AddAttributeWarning(path.Root("replicas"), "Replica split known at apply",
+				fmt.Sprintf("ReplicaSchedulingPreference %s: %v. Their capacity can only be read once they are registered, so "+
+					"the split is computed at apply, after them when the preference depends on them.", plan.ID.ValueString(), err))
+		}
+		plan.setUnknownSplit()
+		return nil
+	case err != nil:
+		diags.AddWarning("Replica split not known until apply",
 			fmt.Sprintf("ReplicaSchedulingPreference %s: %v. The split is planned as unknown and computed when the host can be read.",
 				plan.ID.ValueString(), err))
 		plan.setUnknownSplit()
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
+		return nil
 	}
 	for _, w := range warnings {
-		resp.Diagnostics.AddAttributeWarning(w.path, w.summary, w.detail)
+		diags.AddAttributeWarning(w.path, w.summary, w.detail)
 	}
 	if split.unplaced > 0 {
-		resp.Diagnostics.AddAttributeWarning(path.Root("total_replicas"), "Some replicas cannot be placed",
+		diags.AddAttributeWarning(path.Root("total_replicas"), "Some replicas cannot be placed",
 			fmt.Sprintf("%d of %d replicas of %s have no cluster: every candidate is at its max_replicas or its estimated "+
 				"capacity, or the weights left are 0.", split.unplaced, in.TotalReplicas, plan.ID.ValueString()))
 	}
-	plan.Replicas = int64MapValue(ctx, split.replicas, &resp.Diagnostics)
+	plan.Replicas = int64MapValue(ctx, split.replicas, diags)
 	plan.UnplacedReplicas = types.Int64Value(split.unplaced)
 	plan.ExcludedClusters = stringMap(split.excluded)
-	plan.EstimatedCapacity = r.plannedFigures(ctx, req.State, &plan, split, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	plan.EstimatedCapacity = int64MapValue(ctx, split.estimated, diags)
+	return &split
 }
 
 func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -339,12 +361,23 @@ func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req re
 }
 
 // save writes what the plan says, split included, and records it as state:
-// apply never recomputes the split.
+// apply never recomputes a split the plan showed; one the plan left unknown
+// is computed now.
 func (r *replicaSchedulingPreferenceResource) save(ctx context.Context, planned tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
 	var plan replicaSchedulingPreferenceModel
 	diags.Append(planned.Get(ctx, &plan)...)
 	if diags.HasError() {
 		return
+	}
+	if plan.Replicas.IsUnknown() {
+		if r.planSplit(ctx, &plan, priorRead{}, false, diags); diags.HasError() {
+			return
+		}
+		if plan.Replicas.IsUnknown() {
+			diags.AddError("Cannot compute the replica split",
+				fmt.Sprintf("ReplicaSchedulingPreference %s: an input of the split is still unknown at apply.", plan.ID.ValueString()))
+			return
+		}
 	}
 	r.write(ctx, &plan, diags)
 	if diags.HasError() {
@@ -383,7 +416,7 @@ func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req reso
 	state.defaultCapacityOptions()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if snapshot, err := r.data.snapshot(ctx); err == nil {
-		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
+		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.RegisteredNames())...)
 	}
 	resp.Diagnostics.Append(r.noteCapacityAtRead(ctx, &state, resp.Private)...)
 }

@@ -138,7 +138,7 @@ func plannerErrorPath(err error) path.Path {
 // A planner error is an *scheduling.InputError; any other error means the
 // split cannot be known before apply.
 func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *replicaSchedulingPreferenceModel,
-	in scheduling.Input, capInputs *capacityInputs, prior priorRead) (splitResult, []planWarning, error) {
+	in scheduling.Input, capInputs *capacityInputs, prior priorRead, planning bool) (splitResult, []planWarning, error) {
 	result := splitResult{replicas: map[string]int64{}, excluded: map[string]string{}, estimated: map[string]int64{}}
 	if !r.data.hostKnown() {
 		return result, nil, errors.New("the host cluster is not known yet")
@@ -146,6 +146,12 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	candidates, registered, warnings, err := r.candidates(ctx, m, prior.seen)
 	if err != nil {
 		return result, nil, err
+	}
+	if fresh := unregisteredYet(candidates); len(fresh) > 0 {
+		if planning && prior.seen == nil {
+			return result, nil, &registeredInRunError{clusters: fresh}
+		}
+		candidates = slices.DeleteFunc(candidates, func(c runstate.Cluster) bool { return slices.Contains(fresh, c.Name) })
 	}
 	warnings = append(warnings, unregisteredPreferences(in.Preferences, registered)...)
 	if in.Spread.ByLabel != "" {
@@ -192,6 +198,27 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	warnings = append(warnings, choiceWarnings(in, planned)...)
 	warnings = append(warnings, capacityWarnings(m.ID.ValueString(), cutByCapacity(in, planned), estimates)...)
 	return result, warnings, nil
+}
+
+// registeredInRunError says that the split would go to clusters this run
+// registers: Terraform plans the preference once more right before applying
+// it, and that plan sees them only if they were registered first.
+type registeredInRunError struct{ clusters []string }
+
+func (e *registeredInRunError) Error() string {
+	return fmt.Sprintf("the split goes to %s, which this run registers", strings.Join(e.clusters, ", "))
+}
+
+// unregisteredYet names the candidates this run registers that the host
+// does not hold yet.
+func unregisteredYet(candidates []runstate.Cluster) []string {
+	var fresh []string
+	for _, c := range candidates {
+		if c.Planned && c.Connection.APIEndpoint == "" {
+			fresh = append(fresh, c.Name)
+		}
+	}
+	return fresh
 }
 
 // candidates are the registered clusters the selector picks, leaving out

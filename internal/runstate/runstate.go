@@ -36,7 +36,7 @@ type Run struct {
 
 	mu         sync.Mutex
 	health     map[string]registry.ClusterHealth
-	placements map[string]federation.Placement
+	placements map[string]plannedPlacement
 	replacing  map[string]bool
 	creating   map[string]bool
 	planned    map[string]registry.FederatedType
@@ -64,7 +64,7 @@ func New(load Loader) *Run {
 	return &Run{
 		load:       load,
 		health:     map[string]registry.ClusterHealth{},
-		placements: map[string]federation.Placement{},
+		placements: map[string]plannedPlacement{},
 		replacing:  map[string]bool{},
 		creating:   map[string]bool{},
 		planned:    map[string]registry.FederatedType{},
@@ -173,27 +173,41 @@ func (r *Run) EnsureNamespace(ctx context.Context, namespace string, ensure func
 	return nil
 }
 
-// PlannedPlacement records the placement of an object planned in this run.
-// Only label-selector placements are kept: they are what a cluster planned
-// later in the run could change.
-func (r *Run) PlannedPlacement(object string, p federation.Placement) {
+// plannedPlacement is an object's placement as planned in this run, and
+// whether the object was read (refreshed) before: such an object takes in
+// clusters registered after that read only at the next plan.
+type plannedPlacement struct {
+	placement federation.Placement
+	read      bool
+}
+
+// PlannedPlacement records the placement of an object planned in this run,
+// and whether the object was read before the plan. Only label-selector
+// placements are kept: they are what a cluster planned later in the run
+// could change.
+func (r *Run) PlannedPlacement(object string, p federation.Placement, read bool) {
 	if p.Clusters != nil || p.Selector == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.placements[object] = p
+	r.placements[object] = plannedPlacement{placement: p, read: read}
 }
 
 // Missed returns, sorted, the objects planned so far whose placement of the
 // named cluster changes with its planned labels: before are the cluster's
-// labels as registered, nil for a cluster not registered yet.
+// labels as registered, nil for a cluster not registered yet. A new cluster
+// misses no object that was read before its plan: those leave every cluster
+// registered after their read to the next plan, whatever the order.
 func (r *Run) Missed(cluster string, before, after map[string]string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []string
 	for object, p := range r.placements {
-		if selects(p, cluster, before) != selects(p, cluster, after) {
+		if before == nil && p.read {
+			continue
+		}
+		if selects(p.placement, cluster, before) != selects(p.placement, cluster, after) {
 			out = append(out, object)
 		}
 	}

@@ -18,10 +18,11 @@ func TestMissedNamesObjectsThatMissAClusterPlannedAfterThem(t *testing.T) {
 	run := New(nil)
 	eu := federation.Placement{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu"}}}
 	all := federation.Placement{Selector: &metav1.LabelSelector{}}
-	run.PlannedPlacement("configmaps/app/eu", eu)
-	run.PlannedPlacement("configmaps/app/all", all)
-	run.PlannedPlacement("configmaps/app/named", federation.Placement{Clusters: []string{"paris"}, Selector: eu.Selector})
-	run.PlannedPlacement("configmaps/app/nowhere", federation.Placement{})
+	run.PlannedPlacement("configmaps/app/eu", eu, false)
+	run.PlannedPlacement("configmaps/app/all", all, false)
+	run.PlannedPlacement("configmaps/app/named", federation.Placement{Clusters: []string{"paris"}, Selector: eu.Selector}, false)
+	run.PlannedPlacement("configmaps/app/nowhere", federation.Placement{}, false)
+	run.PlannedPlacement("configmaps/app/read-eu", eu, true)
 
 	for _, c := range []struct {
 		name          string
@@ -30,7 +31,7 @@ func TestMissedNamesObjectsThatMissAClusterPlannedAfterThem(t *testing.T) {
 	}{
 		{"a new cluster in eu", nil, map[string]string{"region": "eu"}, []string{"configmaps/app/all", "configmaps/app/eu"}},
 		{"a new cluster elsewhere", nil, map[string]string{"region": "us"}, []string{"configmaps/app/all"}},
-		{"a cluster moved to eu", map[string]string{"region": "us"}, map[string]string{"region": "eu"}, []string{"configmaps/app/eu"}},
+		{"a cluster moved to eu", map[string]string{"region": "us"}, map[string]string{"region": "eu"}, []string{"configmaps/app/eu", "configmaps/app/read-eu"}},
 		{"a cluster that keeps its region", map[string]string{"region": "eu", "tier": "a"}, map[string]string{"region": "eu"}, nil},
 	} {
 		if got := run.Missed("paris", c.before, c.after); !reflect.DeepEqual(got, c.want) {

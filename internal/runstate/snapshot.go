@@ -93,3 +93,19 @@ func (s *Snapshot) Names() []string {
 	defer s.mu.Unlock()
 	return slices.Sorted(maps.Keys(s.clusters))
 }
+
+// RegisteredNames returns, sorted, the names of the clusters the host
+// holds as far as this run knows: the clusters this run plans to register
+// are left out until it has written them.
+func (s *Snapshot) RegisteredNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for name, c := range s.clusters {
+		if !c.Planned || c.Connection.APIEndpoint != "" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

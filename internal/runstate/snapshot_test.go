@@ -1,8 +1,10 @@
 package runstate
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
@@ -44,5 +46,23 @@ func TestSnapshotSeesPlannedClusters(t *testing.T) {
 	fresh := NewSnapshot([]registry.Cluster{{Name: "oslo"}})
 	if oslo, _ := fresh.Cluster("oslo"); oslo.InRun {
 		t.Error("a cluster read from the host is marked as part of the run")
+	}
+}
+
+// A refresh records the clusters the host holds: one this run only plans
+// to register is not among them until it is written.
+func TestRegisteredNamesLeaveOutPlannedRegistrations(t *testing.T) {
+	at := func(name string) registry.Cluster {
+		return registry.Cluster{Name: name, Connection: member.Connection{APIEndpoint: "https://" + name}}
+	}
+	s := NewSnapshot([]registry.Cluster{at("berlin"), at("paris")})
+	s.PlanCluster("tokyo", map[string]string{"region": "ap"}, true)
+	s.PlanCluster("berlin", map[string]string{"region": "eu-central"}, true)
+	if got := s.RegisteredNames(); !slices.Equal(got, []string{"berlin", "paris"}) {
+		t.Errorf("registered before the write: %v, want berlin, paris", got)
+	}
+	s.Applied(at("tokyo"))
+	if got := s.RegisteredNames(); !slices.Equal(got, []string{"berlin", "paris", "tokyo"}) {
+		t.Errorf("registered after the write: %v, want berlin, paris, tokyo", got)
 	}
 }
