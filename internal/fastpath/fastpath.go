@@ -31,6 +31,7 @@ package fastpath
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -125,9 +126,9 @@ func serve(ctx context.Context, r Resource, schemas *tfprotov6.GetProviderSchema
 	case schemasErr != nil:
 		return nil, fmt.Errorf("the framework describes no schemas: %w", schemasErr)
 	case schemas.ProviderMeta != nil:
-		return nil, fmt.Errorf("the provider has a provider meta schema")
+		return nil, errors.New("the provider has a provider meta schema")
 	case schemas.ResourceSchemas[r.TypeName] == nil:
-		return nil, fmt.Errorf("the framework serves no resource of that name")
+		return nil, errors.New("the framework serves no resource of that name")
 	}
 	s, defaults, err := checkResource(ctx, r.Resource)
 	if err != nil {
@@ -136,7 +137,7 @@ func serve(ctx context.Context, r Resource, schemas *tfprotov6.GetProviderSchema
 	t := &served{Resource: r, schema: s, objectType: schemas.ResourceSchemas[r.TypeName].ValueType(),
 		defaults: defaults, equivalence: map[string]attr.Type{}}
 	if !t.objectType.Equal(s.Type().TerraformType(ctx)) {
-		return nil, fmt.Errorf("the framework's schema of it is not the resource's")
+		return nil, errors.New("the framework's schema of it is not the resource's")
 	}
 	for name, a := range s.Attributes {
 		if mayKeepEquivalent(a.GetType()) {
