@@ -79,6 +79,8 @@ func modifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resou
 		resp.Diagnostics.Append(private.SetKey(ctx, ".framework", []byte(`1`))...)
 	case "not json":
 		resp.Diagnostics.Append(private.SetKey(ctx, "bad", []byte(`{`))...)
+	case "defer":
+		resp.Deferred = &resource.Deferred{Reason: resource.DeferredReasonAbsentPrereq}
 	}
 }
 
@@ -95,6 +97,8 @@ func read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResp
 	switch kind.ValueString() {
 	case "gone":
 		resp.State.RemoveResource(ctx)
+	case "defer":
+		resp.Deferred = &resource.Deferred{Reason: resource.DeferredReasonProviderConfigUnknown}
 	case "fail":
 		resp.Diagnostics.AddAttributeError(path.Root("kind"), "Cannot read", "the read failed")
 		set(path.Root("note"), "half read")
@@ -292,6 +296,7 @@ func TestPlanResourceChange_answersAsTheFrameworkDoes(t *testing.T) {
 		{name: "a plan that fails", kind: "fail"},
 		{name: "a plan that writes a key of the framework's", kind: "restricted", viaFramework: true},
 		{name: "a plan that writes a value that is not JSON", kind: "not json", viaFramework: true},
+		{name: "a plan that defers the resource of its own accord", kind: "defer"},
 		{name: "a mode set in the configuration", kind: "plain", config: map[string]tftypes.Value{"mode": str("Delete")}},
 		{name: "a default the state does not hold", kind: "plain", state: map[string]tftypes.Value{"mode": str("Orphan")}, viaFramework: true},
 		{name: "a configuration that changed", kind: "plain", proposed: map[string]tftypes.Value{"kind": str("other")}, viaFramework: true},
@@ -508,6 +513,7 @@ func TestReadResource_answersAsTheFrameworkDoes(t *testing.T) {
 		{name: "a read of a value its type cannot compare", kind: "invalid"},
 		{name: "a read that fails", kind: "fail"},
 		{name: "a read of a resource that is gone", kind: "gone"},
+		{name: "a read that defers the resource of its own accord", kind: "defer"},
 		{name: "the read after an import", kind: "plain", private: map[string]string{".import_before_read": `true`}, viaFramework: true},
 	}
 	for _, tc := range cases {

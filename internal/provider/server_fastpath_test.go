@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/fastpath"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 )
 
@@ -79,6 +80,9 @@ func bothWays(ctx context.Context, t *testing.T) (server tfprotov6.ProviderServe
 // the read fails and the plan waits for apply, without a request.
 func TestServer_answersAFederatedObjectsNoChangePlanItself(t *testing.T) {
 	ctx := context.Background()
+	if err := fastpath.Check(ctx, NewFederatedObjectResource()); err != nil {
+		t.Fatalf("the framework plans and refreshes every federated object, at many times the CPU: %v", err)
+	}
 	server, framework, _ := bothWays(ctx, t)
 	state, config := benchObjectValues(ctx, t, server)
 	read, err := server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: "kubefed_federated_object", CurrentState: state})
