@@ -34,6 +34,9 @@ import (
 //     RequiresReplace, which act only on an unknown planned value or on a
 //     change. A modifier is taken for one of them when it describes itself
 //     as the one those constructors return does, in both forms.
+//
+// What belongs to the provider rather than the resource (a provider meta
+// schema, deferred answers allowed when it is configured) Wrap checks.
 func Check(ctx context.Context, r resource.Resource) error {
 	_, _, err := checkResource(ctx, r)
 	return err
