@@ -3,6 +3,7 @@ package fastpath
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,10 +17,14 @@ import (
 
 // privateState is a resource's private state in the framework's encoding: a
 // JSON object of base64-encoded JSON values. Keys that start with a period
-// are the framework's own; a plan whose prior private state holds any is
-// left to the framework.
+// are the framework's own; a call whose private state holds any is left to
+// the framework.
 type privateState struct {
 	data map[string][]byte
+	// misused is set when the resource asked for a key of the framework's
+	// or stored a value that is not JSON: the framework says so in its own
+	// words, so the call is left to it.
+	misused bool
 }
 
 // parsePrivate decodes private state, or reports false if it is not the
@@ -44,49 +49,44 @@ func frameworkKey(key string) bool { return strings.HasPrefix(key, ".") }
 
 func (p *privateState) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
 	if frameworkKey(key) {
-		return nil, restrictedKey(key)
+		return nil, p.misuse(key)
 	}
 	return p.data[key], nil
 }
 
 // SetKey stores value under key, or removes key when value is empty.
 func (p *privateState) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
-	var diags diag.Diagnostics
 	switch {
-	case frameworkKey(key):
-		return restrictedKey(key)
+	case frameworkKey(key) || len(value) > 0 && (!utf8.Valid(value) || !json.Valid(value)):
+		return p.misuse(key)
 	case len(value) == 0:
 		delete(p.data, key)
-	case !utf8.Valid(value):
-		diags.AddError("UTF-8 Invalid", "Values stored in private state must be valid UTF-8.\n\n"+
-			fmt.Sprintf("The value being supplied for key %q is invalid. Please verify that the value is valid UTF-8.", key))
-	case !json.Valid(value):
-		diags.AddError("JSON Invalid", "Values stored in private state must be valid JSON.\n\n"+
-			fmt.Sprintf("The value being supplied for key %q is invalid. Please verify that the value is valid JSON.", key))
 	default:
 		p.data[key] = value
 	}
-	return diags
+	return nil
 }
 
-func restrictedKey(key string) diag.Diagnostics {
-	return diag.Diagnostics{diag.NewErrorDiagnostic("Restricted Resource Private State Namespace",
-		"Using a period ('.') as a prefix for a key used in private state is not allowed.\n\n"+
-			fmt.Sprintf("The key %q is invalid. Please check the key you are supplying does not use a a period ('.') as a prefix.", key))}
+func (p *privateState) misuse(key string) diag.Diagnostics {
+	p.misused = true
+	return diag.Diagnostics{diag.NewErrorDiagnostic("Private state refused",
+		fmt.Sprintf("The key %q is the framework's, or its value is not JSON.", key))}
 }
 
-// bytes encodes the private state, or returns nil when it is empty. Every
-// value went through SetKey or parsePrivate, so all are valid JSON.
-func (p *privateState) bytes() ([]byte, diag.Diagnostics) {
+// errNotAnswered is why a call that the package started is left to the
+// framework after all: the framework would say something the package does
+// not.
+var errNotAnswered = errors.New("left to the framework")
+
+// bytes encodes the private state, or returns nil when it is empty.
+func (p *privateState) bytes() ([]byte, error) {
+	if p.misused {
+		return nil, errNotAnswered
+	}
 	if len(p.data) == 0 {
 		return nil, nil
 	}
-	raw, err := json.Marshal(p.data)
-	if err != nil {
-		return nil, diag.Diagnostics{diag.NewErrorDiagnostic("Error Encoding Private State",
-			fmt.Sprintf("An error was encountered when encoding private state: %s.", err))}
-	}
-	return raw, nil
+	return json.Marshal(p.data)
 }
 
 // normalisedPaths sorts paths by their text and drops repeats, as the
@@ -100,19 +100,19 @@ func normalisedPaths(paths path.Paths) path.Paths {
 	return slices.CompactFunc(sorted, func(a, b path.Path) bool { return a.Equal(b) })
 }
 
-func attributePaths(ctx context.Context, paths path.Paths) ([]*tftypes.AttributePath, diag.Diagnostics) {
+func attributePaths(ctx context.Context, paths path.Paths) ([]*tftypes.AttributePath, error) {
 	var out []*tftypes.AttributePath
 	for _, p := range paths {
-		converted, diags := attributePath(ctx, p)
-		if diags.HasError() {
-			return out, diags
+		converted, err := attributePath(ctx, p)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, converted)
 	}
 	return out, nil
 }
 
-func attributePath(ctx context.Context, p path.Path) (*tftypes.AttributePath, diag.Diagnostics) {
+func attributePath(ctx context.Context, p path.Path) (*tftypes.AttributePath, error) {
 	var steps []tftypes.AttributePathStep
 	for _, step := range p.Steps() {
 		switch step := step.(type) {
@@ -125,36 +125,31 @@ func attributePath(ctx context.Context, p path.Path) (*tftypes.AttributePath, di
 		case path.PathStepElementKeyValue:
 			value, err := step.ToTerraformValue(ctx)
 			if err != nil {
-				return nil, unconvertiblePath(p, err)
+				return nil, errNotAnswered
 			}
 			steps = append(steps, tftypes.ElementKeyValue(value))
 		default:
-			return nil, unconvertiblePath(p, fmt.Errorf("unknown path.PathStep: %#v", step))
+			return nil, errNotAnswered
 		}
 	}
 	return tftypes.NewAttributePathWithSteps(steps), nil
 }
 
-func unconvertiblePath(p path.Path, err error) diag.Diagnostics {
-	return diag.Diagnostics{diag.NewErrorDiagnostic("Unable to Convert Attribute Path",
-		"An unexpected error occurred while trying to convert an attribute path.\n\n"+
-			fmt.Sprintf("Attribute Path: %s\nOriginal Error: %s", p, err))}
-}
-
 // diagnostics converts diagnostics to the protocol's, with their attribute
 // paths.
-func diagnostics(ctx context.Context, diags diag.Diagnostics) []*tfprotov6.Diagnostic {
+func diagnostics(ctx context.Context, diags diag.Diagnostics) ([]*tfprotov6.Diagnostic, error) {
 	var out []*tfprotov6.Diagnostic
 	for _, d := range diags {
 		converted := &tfprotov6.Diagnostic{Severity: severity(d.Severity()), Summary: d.Summary(), Detail: d.Detail()}
 		if withPath, ok := d.(diag.DiagnosticWithPath); ok {
-			var pathDiags diag.Diagnostics
-			converted.Attribute, pathDiags = attributePath(ctx, withPath.Path())
-			out = append(out, diagnostics(ctx, pathDiags)...)
+			var err error
+			if converted.Attribute, err = attributePath(ctx, withPath.Path()); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, converted)
 	}
-	return out
+	return out, nil
 }
 
 func severity(s diag.Severity) tfprotov6.DiagnosticSeverity {
@@ -165,8 +160,4 @@ func severity(s diag.Severity) tfprotov6.DiagnosticSeverity {
 		return tfprotov6.DiagnosticSeverityWarning
 	}
 	return tfprotov6.DiagnosticSeverityInvalid
-}
-
-func errorDiagnostic(summary, detail string) *tfprotov6.Diagnostic {
-	return &tfprotov6.Diagnostic{Severity: tfprotov6.DiagnosticSeverityError, Summary: summary, Detail: detail}
 }

@@ -1,6 +1,7 @@
 package fastpath_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -12,10 +13,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/metaschema"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -23,6 +26,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/fastpath"
 )
@@ -75,6 +79,8 @@ func modifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resou
 		resp.Diagnostics.Append(private.SetKey(ctx, ".framework", []byte(`1`))...)
 	case "not json":
 		resp.Diagnostics.Append(private.SetKey(ctx, "bad", []byte(`{`))...)
+	case "defer":
+		resp.Deferred = &resource.Deferred{Reason: resource.DeferredReasonAbsentPrereq}
 	}
 }
 
@@ -91,6 +97,8 @@ func read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResp
 	switch kind.ValueString() {
 	case "gone":
 		resp.State.RemoveResource(ctx)
+	case "defer":
+		resp.Deferred = &resource.Deferred{Reason: resource.DeferredReasonProviderConfigUnknown}
 	case "fail":
 		resp.Diagnostics.AddAttributeError(path.Root("kind"), "Cannot read", "the read failed")
 		set(path.Root("note"), "half read")
@@ -157,7 +165,7 @@ func (testProvider) Resources(context.Context) []func() resource.Resource {
 // counting is the framework's server, counting the calls that reach it.
 type counting struct {
 	tfprotov6.ProviderServer
-	plans, upgrades, reads int
+	plans, reads int
 }
 
 func (c *counting) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
@@ -170,9 +178,12 @@ func (c *counting) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanRe
 	return c.ProviderServer.PlanResourceChange(ctx, req)
 }
 
-func (c *counting) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	c.upgrades++
-	return c.ProviderServer.UpgradeResourceState(ctx, req)
+func thingFastPath(r resource.Resource) fastpath.Resource {
+	return fastpath.Resource{
+		TypeName: "test_thing", Resource: r,
+		ModifyPlan: func() fastpath.PlanFunc { return modifyPlan },
+		Read:       func() fastpath.ReadFunc { return read },
+	}
 }
 
 // servers returns the framework's server and fastpath's in front of another
@@ -182,14 +193,7 @@ func servers(t *testing.T) (framework tfprotov6.ProviderServer, fast tfprotov6.P
 	ctx := context.Background()
 	framework = providerserver.NewProtocol6(testProvider{})()
 	behind = &counting{ProviderServer: providerserver.NewProtocol6(testProvider{})()}
-	fast, err := fastpath.Wrap(ctx, behind, fastpath.Resource{
-		TypeName: "test_thing", Schema: thingSchema(),
-		ModifyPlan: func() fastpath.PlanFunc { return modifyPlan },
-		Read:       func() fastpath.ReadFunc { return read },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fast = fastpath.Wrap(ctx, behind, thingFastPath(thing{}))
 	for _, s := range []tfprotov6.ProviderServer{framework, fast} {
 		if _, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
 			t.Fatal(err)
@@ -290,8 +294,9 @@ func TestPlanResourceChange_answersAsTheFrameworkDoes(t *testing.T) {
 		{name: "a no-change plan that keeps private state it did not touch", kind: "plain", private: map[string]string{"seen": `[]`}},
 		{name: "a plan that asks for a replacement, twice over", kind: "replace"},
 		{name: "a plan that fails", kind: "fail"},
-		{name: "a plan that writes a key of the framework's", kind: "restricted"},
-		{name: "a plan that writes a value that is not JSON", kind: "not json"},
+		{name: "a plan that writes a key of the framework's", kind: "restricted", viaFramework: true},
+		{name: "a plan that writes a value that is not JSON", kind: "not json", viaFramework: true},
+		{name: "a plan that defers the resource of its own accord", kind: "defer"},
 		{name: "a mode set in the configuration", kind: "plain", config: map[string]tftypes.Value{"mode": str("Delete")}},
 		{name: "a default the state does not hold", kind: "plain", state: map[string]tftypes.Value{"mode": str("Orphan")}, viaFramework: true},
 		{name: "a configuration that changed", kind: "plain", proposed: map[string]tftypes.Value{"kind": str("other")}, viaFramework: true},
@@ -340,22 +345,18 @@ func TestPlanResourceChange_answersAsTheFrameworkDoes(t *testing.T) {
 	}
 }
 
+// compare fails t unless got and want are the same in every field: the
+// planned states by value, the rest as they are.
 func compare(t *testing.T, got, want *tfprotov6.PlanResourceChangeResponse) {
 	t.Helper()
 	if !sameValue(t, got.PlannedState, want.PlannedState) {
 		t.Errorf("planned state differs:\n got %s\nwant %s", decoded(t, got.PlannedState), decoded(t, want.PlannedState))
 	}
-	if string(got.PlannedPrivate) != string(want.PlannedPrivate) {
-		t.Errorf("planned private state: got %s, want %s", got.PlannedPrivate, want.PlannedPrivate)
-	}
-	if !reflect.DeepEqual(got.RequiresReplace, want.RequiresReplace) {
-		t.Errorf("requires replace: got %v, want %v", got.RequiresReplace, want.RequiresReplace)
-	}
-	if !reflect.DeepEqual(got.Deferred, want.Deferred) {
-		t.Errorf("deferred: got %v, want %v", got.Deferred, want.Deferred)
-	}
-	if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
-		t.Errorf("diagnostics differ:\n got %s\nwant %s", describe(got.Diagnostics), describe(want.Diagnostics))
+	gotRest, wantRest := *got, *want
+	gotRest.PlannedState, wantRest.PlannedState = nil, nil
+	if !reflect.DeepEqual(gotRest, wantRest) {
+		t.Errorf("the answers differ besides the planned state:\n got %+v %s\nwant %+v %s",
+			gotRest, describe(gotRest.Diagnostics), wantRest, describe(wantRest.Diagnostics))
 	}
 	if len(want.Diagnostics) == 0 {
 		t.Error("the case says nothing: its diagnostics compare nothing")
@@ -400,79 +401,84 @@ func describe(diags []*tfprotov6.Diagnostic) string {
 	return strings.Join(lines, "\n")
 }
 
-func TestUpgradeResourceState_answersAsTheFrameworkDoes(t *testing.T) {
-	cases := []struct {
-		name         string
-		version      int64
-		json         string
-		viaFramework bool
-	}{
-		{name: "a state of the current version", json: `{"id":"t-1","kind":"k","mode":"Delete","flag":false,` +
-			`"items":[{"name":"a","value":"{}"}],"health":{"east":{"ready":true,"count":3}},"note":null}`},
-		{name: "a state with attributes the schema no longer has", json: `{"id":"t-1","kind":"k","gone":"x","note":"n"}`},
-		{name: "a state of another version", version: 1, json: `{"id":"t-1"}`, viaFramework: true},
-		{name: "a state that does not fit the schema", json: `{"id":["t-1"]}`, viaFramework: true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			req := func() *tfprotov6.UpgradeResourceStateRequest {
-				return &tfprotov6.UpgradeResourceStateRequest{TypeName: "test_thing", Version: tc.version,
-					RawState: &tfprotov6.RawState{JSON: []byte(tc.json)}}
-			}
-			framework, fast, behind := servers(t)
-			want, err := framework.UpgradeResourceState(ctx, req())
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := fast.UpgradeResourceState(ctx, req())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if viaFramework := behind.upgrades == 1; viaFramework != tc.viaFramework {
-				t.Errorf("answered by the framework: %v, want %v", viaFramework, tc.viaFramework)
-			}
-			if !sameValue(t, got.UpgradedState, want.UpgradedState) || !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
-				t.Errorf("got %s %s, want %s %s", decoded(t, got.UpgradedState), describe(got.Diagnostics),
-					decoded(t, want.UpgradedState), describe(want.Diagnostics))
-			}
-			if !tc.viaFramework && got.UpgradedState == nil {
-				t.Error("no state: the case compares nothing")
-			}
-		})
-	}
+// shaped is thing with another schema.
+type shaped struct {
+	thing
+	schema schema.Schema
 }
+
+func (r shaped) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = r.schema
+}
+
+// identified is thing with a resource identity.
+type identified struct{ thing }
+
+func (identified) IdentitySchema(context.Context, resource.IdentitySchemaRequest, *resource.IdentitySchemaResponse) {
+}
+
+// deferring is thing planned by the framework even when the provider
+// defers every resource.
+type deferring struct{ thing }
+
+func (deferring) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_thing"
+	resp.ResourceBehavior.ProviderDeferred.EnablePlanModification = true
+}
+
+// unplanned is thing without ModifyPlan.
+type unplanned struct{}
+
+func (unplanned) Metadata(ctx context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	thing{}.Metadata(ctx, req, resp)
+}
+func (unplanned) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
+	thing{}.Schema(ctx, req, resp)
+}
+func (unplanned) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {}
+func (unplanned) Read(context.Context, resource.ReadRequest, *resource.ReadResponse)       {}
+func (unplanned) Update(context.Context, resource.UpdateRequest, *resource.UpdateResponse) {}
+func (unplanned) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
 func TestCheck(t *testing.T) {
 	ctx := context.Background()
-	withAttr := func(name string, a schema.Attribute) schema.Schema {
+	withAttr := func(name string, a schema.Attribute) resource.Resource {
 		s := thingSchema()
 		s.Attributes[name] = a
-		return s
+		return shaped{schema: s}
 	}
 	cases := []struct {
-		name    string
-		schema  schema.Schema
-		refused string
+		name     string
+		resource resource.Resource
+		refused  string
 	}{
-		{name: "defaults and the modifiers that act on a change", schema: thingSchema()},
-		{name: "a block", schema: schema.Schema{Blocks: map[string]schema.Block{"b": schema.SingleNestedBlock{}}}, refused: "blocks"},
-		{name: "a default inside a nested attribute", schema: withAttr("n", schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
+		{name: "defaults and the modifiers that act on a change", resource: thing{}},
+		{name: "a resource identity", resource: identified{}, refused: "has an identity"},
+		{name: "planning while the provider defers", resource: deferring{}, refused: "declares a behaviour"},
+		{name: "no ModifyPlan", resource: unplanned{}, refused: "has no ModifyPlan"},
+		{name: "a block", resource: shaped{schema: schema.Schema{Blocks: map[string]schema.Block{"b": schema.SingleNestedBlock{}}}}, refused: "blocks"},
+		{name: "a default inside a nested attribute", resource: withAttr("n", schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
 			"m": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("x")},
 		}}), refused: "n.m has a default"},
-		{name: "a plan modifier that may act without a change", schema: withAttr("s", schema.StringAttribute{Optional: true,
-			PlanModifiers: []planmodifier.String{upperCase{}}}), refused: "s has plan modifier fastpath_test.upperCase"},
-		{name: "a modifier of that kind deep inside", schema: withAttr("l", schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{
+		{name: "a plan modifier that may act without a change", resource: withAttr("s", schema.StringAttribute{Optional: true,
+			PlanModifiers: []planmodifier.String{upperCase{}}}), refused: `s has plan modifier "upper case"`},
+		{name: "RequiresReplaceIf, which describes itself otherwise", resource: withAttr("s", schema.StringAttribute{Optional: true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(
+				func(context.Context, planmodifier.StringRequest, *stringplanmodifier.RequiresReplaceIfFuncResponse) {}, "when", "when")}}),
+			refused: `s has plan modifier "when"`},
+		{name: "a modifier of that kind deep inside", resource: withAttr("l", schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{"s": schema.StringAttribute{Optional: true, PlanModifiers: []planmodifier.String{upperCase{}}}},
 		}}), refused: "l.s has plan modifier"},
-		{name: "a write-only attribute", schema: withAttr("w", schema.StringAttribute{Optional: true, WriteOnly: true}), refused: "w is write-only"},
-		{name: "a dynamic attribute", schema: withAttr("d", schema.DynamicAttribute{Optional: true}), refused: "d is dynamic"},
-		{name: "a default of a list", schema: withAttr("l", schema.ListAttribute{Optional: true, Computed: true, ElementType: types.StringType,
+		{name: "a plan modifier of another kind", resource: withAttr("b", schema.BoolAttribute{Optional: true,
+			PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()}}), refused: "b has plan modifiers not checked here"},
+		{name: "a write-only attribute", resource: withAttr("w", schema.StringAttribute{Optional: true, WriteOnly: true}), refused: "w is write-only"},
+		{name: "a dynamic attribute", resource: withAttr("d", schema.DynamicAttribute{Optional: true}), refused: "d is dynamic"},
+		{name: "a default of a list", resource: withAttr("l", schema.ListAttribute{Optional: true, Computed: true, ElementType: types.StringType,
 			Default: listdefault.StaticValue(types.ListValueMust(types.StringType, nil))}), refused: "l has a default of a kind not checked here"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := fastpath.Check(ctx, tc.schema)
+			err := fastpath.Check(ctx, tc.resource)
 			switch {
 			case tc.refused == "" && err != nil:
 				t.Fatalf("refused: %v", err)
@@ -507,6 +513,7 @@ func TestReadResource_answersAsTheFrameworkDoes(t *testing.T) {
 		{name: "a read of a value its type cannot compare", kind: "invalid"},
 		{name: "a read that fails", kind: "fail"},
 		{name: "a read of a resource that is gone", kind: "gone"},
+		{name: "a read that defers the resource of its own accord", kind: "defer"},
 		{name: "the read after an import", kind: "plain", private: map[string]string{".import_before_read": `true`}, viaFramework: true},
 	}
 	for _, tc := range cases {
@@ -532,14 +539,87 @@ func TestReadResource_answersAsTheFrameworkDoes(t *testing.T) {
 			if !sameValue(t, got.NewState, want.NewState) {
 				t.Errorf("new state differs:\n got %s\nwant %s", decoded(t, got.NewState), decoded(t, want.NewState))
 			}
-			if string(got.Private) != string(want.Private) {
-				t.Errorf("private state: got %s, want %s", got.Private, want.Private)
+			gotRest, wantRest := *got, *want
+			gotRest.NewState, wantRest.NewState = nil, nil
+			if !reflect.DeepEqual(gotRest, wantRest) {
+				t.Errorf("the answers differ besides the new state:\n got %+v %s\nwant %+v %s",
+					gotRest, describe(gotRest.Diagnostics), wantRest, describe(wantRest.Diagnostics))
 			}
-			if !reflect.DeepEqual(got.Deferred, want.Deferred) {
-				t.Errorf("deferred: got %v, want %v", got.Deferred, want.Deferred)
+		})
+	}
+}
+
+// metaProvider is testProvider with a provider meta schema.
+type metaProvider struct{ testProvider }
+
+func (metaProvider) MetaSchema(_ context.Context, _ provider.MetaSchemaRequest, resp *provider.MetaSchemaResponse) {
+	resp.Schema = metaschema.Schema{Attributes: map[string]metaschema.Attribute{"module": metaschema.StringAttribute{Optional: true}}}
+}
+
+func TestWrap_leavesToTheFramework(t *testing.T) {
+	withModifier := thingSchema()
+	withModifier.Attributes["kind"] = schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{upperCase{}}}
+	cases := []struct {
+		name     string
+		provider provider.Provider
+		resource fastpath.Resource
+		// deferral is whether Terraform configures the provider and plans
+		// with deferred answers allowed.
+		configureDeferral, planDeferral bool
+		identity                        bool
+		logged                          string
+	}{
+		{name: "a resource Check refuses", resource: thingFastPath(shaped{schema: withModifier}),
+			logged: `test_thing is left to the framework: kind has plan modifier \"upper case\"`},
+		{name: "a provider with a provider meta schema", provider: metaProvider{}, resource: thingFastPath(thing{}),
+			logged: "test_thing is left to the framework: the provider has a provider meta schema"},
+		{name: "a resource the framework does not serve", resource: fastpath.Resource{TypeName: "test_other", Resource: thing{},
+			ModifyPlan: func() fastpath.PlanFunc { return modifyPlan }}, logged: "test_other is left to the framework"},
+		{name: "a provider configured with deferred answers allowed", resource: thingFastPath(thing{}), configureDeferral: true},
+		{name: "a call with deferred answers allowed", resource: thingFastPath(thing{}), planDeferral: true},
+		{name: "a call with a resource identity", resource: thingFastPath(thing{}), identity: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			ctx := tflogtest.RootLogger(context.Background(), &logs)
+			p := tc.provider
+			if p == nil {
+				p = testProvider{}
 			}
-			if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
-				t.Errorf("diagnostics differ:\n got %s\nwant %s", describe(got.Diagnostics), describe(want.Diagnostics))
+			behind := &counting{ProviderServer: providerserver.NewProtocol6(p)()}
+			fast := fastpath.Wrap(ctx, behind, tc.resource)
+			configured, err := fast.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
+				Config:             dynamic(t, tftypes.Object{}, map[string]tftypes.Value{}),
+				ClientCapabilities: &tfprotov6.ConfigureProviderClientCapabilities{DeferralAllowed: tc.configureDeferral}})
+			if err != nil || len(configured.Diagnostics) > 0 {
+				t.Fatal(err, configured.Diagnostics)
+			}
+			if !strings.Contains(logs.String(), tc.logged) {
+				t.Errorf("logged %s, want a line saying %q", logs.String(), tc.logged)
+			}
+			if tc.logged == "" && strings.Contains(logs.String(), "left to the framework") {
+				t.Errorf("logged %s, want no refusal", logs.String())
+			}
+
+			state, config := applied("plain")
+			var identity *tfprotov6.ResourceIdentityData
+			if tc.identity {
+				identity = &tfprotov6.ResourceIdentityData{IdentityData: dynamic(t, tftypes.Object{}, map[string]tftypes.Value{})}
+			}
+			_, err = fast.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: "test_thing",
+				PriorState: dynamic(t, thingType, state), ProposedNewState: dynamic(t, thingType, state), Config: dynamic(t, thingType, config),
+				ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: tc.planDeferral}, PriorIdentity: identity})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = fast.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: "test_thing", CurrentState: dynamic(t, thingType, state),
+				ClientCapabilities: &tfprotov6.ReadResourceClientCapabilities{DeferralAllowed: tc.planDeferral}, CurrentIdentity: identity})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if behind.plans != 1 || behind.reads != 1 {
+				t.Errorf("the framework answered %d plans and %d reads, want 1 and 1", behind.plans, behind.reads)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package fastpath
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -17,9 +16,9 @@ import (
 // the prior part replaced by the prior part, walking into lists and maps by
 // position and key, objects by attribute and sets by trying each prior
 // element.
-func keepEquivalent(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics) {
+func keepEquivalent(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics, error) {
 	if prior.IsNull() || prior.IsUnknown() || proposed.IsNull() || proposed.IsUnknown() {
-		return proposed, nil
+		return proposed, nil, nil
 	}
 	switch proposed.(type) {
 	case basetypes.BoolValuable:
@@ -61,58 +60,54 @@ func keepEquivalent(ctx context.Context, prior, proposed attr.Value) (attr.Value
 	case basetypes.DynamicValuable:
 		return keepDynamic(ctx, prior, proposed)
 	}
-	return proposed, nil
+	return proposed, nil, nil
 }
 
 // keepScalar returns prior when both values have semantic equality of kind
 // V and it says they are equal.
-func keepScalar[V attr.Value](prior, proposed attr.Value, equal func(prior, proposed V) (bool, diag.Diagnostics)) (attr.Value, diag.Diagnostics) {
+func keepScalar[V attr.Value](prior, proposed attr.Value, equal func(prior, proposed V) (bool, diag.Diagnostics)) (attr.Value, diag.Diagnostics, error) {
 	p, ok := prior.(V)
 	if !ok {
-		return proposed, nil
+		return proposed, nil, nil
 	}
 	n, ok := proposed.(V)
 	if !ok {
-		return proposed, nil
+		return proposed, nil, nil
 	}
 	same, diags := equal(p, n)
 	if same {
-		return p, diags
+		return p, diags, nil
 	}
-	return proposed, diags
+	return proposed, diags, nil
 }
 
-func keepDynamic(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics) {
+func keepDynamic(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics, error) {
 	p, ok := prior.(basetypes.DynamicValuableWithSemanticEquals)
 	if !ok {
-		return proposed, nil
+		return proposed, nil, nil
 	}
 	n, ok := proposed.(basetypes.DynamicValuableWithSemanticEquals)
 	if !ok {
-		return proposed, nil
+		return proposed, nil, nil
 	}
-	var diags diag.Diagnostics
 	for _, v := range []basetypes.DynamicValuableWithSemanticEquals{p, n} {
-		d, ds := v.ToDynamicValue(ctx)
-		if diags.Append(ds...); diags.HasError() {
-			return proposed, diags
+		d, diags := v.ToDynamicValue(ctx)
+		if diags.HasError() {
+			return proposed, nil, errNotAnswered
 		}
 		if d.IsUnderlyingValueNull() || d.IsUnderlyingValueUnknown() {
-			return proposed, diags
+			return proposed, nil, nil
 		}
 	}
-	same, ds := n.DynamicSemanticEquals(ctx, p)
-	diags.Append(ds...)
-	if same {
-		return p, diags
-	}
-	return proposed, diags
+	return keepScalar(prior, proposed, func(p, n basetypes.DynamicValuableWithSemanticEquals) (bool, diag.Diagnostics) {
+		return n.DynamicSemanticEquals(ctx, p)
+	})
 }
 
 // wholeThenParts asks a collection's own semantic equality first, when both
 // values have it, and goes into the parts when it does not say equal.
 func wholeThenParts[V attr.Value](prior, proposed attr.Value, whole func(p, n V) (bool, diag.Diagnostics),
-	parts func() (attr.Value, diag.Diagnostics)) (attr.Value, diag.Diagnostics) {
+	parts func() (attr.Value, diag.Diagnostics, error)) (attr.Value, diag.Diagnostics, error) {
 	p, pok := prior.(V)
 	n, nok := proposed.(V)
 	if !pok || !nok {
@@ -120,117 +115,112 @@ func wholeThenParts[V attr.Value](prior, proposed attr.Value, whole func(p, n V)
 	}
 	same, diags := whole(p, n)
 	if diags.HasError() {
-		return proposed, diags
+		return proposed, diags, nil
 	}
 	if same {
-		return p, diags
+		return p, diags, nil
 	}
-	kept, more := parts()
+	kept, more, err := parts()
 	diags.Append(more...)
-	return kept, diags
+	return kept, diags, err
 }
 
-func keepList(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics) {
+func keepList(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics, error) {
 	return wholeThenParts(prior, proposed, func(p, n basetypes.ListValuableWithSemanticEquals) (bool, diag.Diagnostics) {
 		return n.ListSemanticEquals(ctx, p)
-	}, func() (attr.Value, diag.Diagnostics) {
-		p, n, ok, diags := asValues(prior, proposed, func(v basetypes.ListValuable) (basetypes.ListValue, diag.Diagnostics) {
+	}, func() (attr.Value, diag.Diagnostics, error) {
+		p, n, ok, err := asValues(prior, proposed, func(v basetypes.ListValuable) (basetypes.ListValue, diag.Diagnostics) {
 			return v.ToListValue(ctx)
 		})
 		if !ok {
-			return proposed, diags
+			return proposed, nil, err
 		}
 		before, elements := p.Elements(), n.Elements()
+		var diags diag.Diagnostics
 		changed := false
 		for i, element := range elements {
 			if i >= len(before) {
 				continue
 			}
-			kept, ds := keepEquivalent(ctx, before[i], element)
-			if diags.Append(ds...); diags.HasError() {
-				return proposed, diags
+			kept, more, err := keepEquivalent(ctx, before[i], element)
+			if diags.Append(more...); err != nil || diags.HasError() {
+				return proposed, diags, err
 			}
 			if !kept.Equal(element) {
 				elements[i], changed = kept, true
 			}
 		}
 		if !changed {
-			return proposed, diags
+			return proposed, diags, nil
 		}
-		return rebuild(proposed, diags, func() (attr.Value, diag.Diagnostics) {
-			list, ds := basetypes.NewListValue(n.ElementType(ctx), elements)
-			if ds.HasError() {
-				return nil, ds
-			}
-			typable, ok := proposed.Type(ctx).(basetypes.ListTypable)
-			if !ok {
-				return nil, notTypable(proposed, "basetypes.ListTypable")
-			}
-			return typable.ValueFromList(ctx, list)
-		})
+		list, more := basetypes.NewListValue(n.ElementType(ctx), elements)
+		if more.HasError() {
+			return proposed, diags, errNotAnswered
+		}
+		typable, typed := proposed.Type(ctx).(basetypes.ListTypable)
+		if !typed {
+			return proposed, diags, errNotAnswered
+		}
+		return rebuilt(proposed, diags)(typable.ValueFromList(ctx, list))
 	})
 }
 
-func keepMap(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics) {
+func keepMap(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics, error) {
 	return wholeThenParts(prior, proposed, func(p, n basetypes.MapValuableWithSemanticEquals) (bool, diag.Diagnostics) {
 		return n.MapSemanticEquals(ctx, p)
-	}, func() (attr.Value, diag.Diagnostics) {
-		p, n, ok, diags := asValues(prior, proposed, func(v basetypes.MapValuable) (basetypes.MapValue, diag.Diagnostics) {
+	}, func() (attr.Value, diag.Diagnostics, error) {
+		p, n, ok, err := asValues(prior, proposed, func(v basetypes.MapValuable) (basetypes.MapValue, diag.Diagnostics) {
 			return v.ToMapValue(ctx)
 		})
 		if !ok {
-			return proposed, diags
+			return proposed, nil, err
 		}
-		elements, changed, ds := keepByName(ctx, p.Elements(), n.Elements())
-		if diags.Append(ds...); diags.HasError() || !changed {
-			return proposed, diags
+		elements, changed, diags, err := keepByName(ctx, p.Elements(), n.Elements())
+		if err != nil || diags.HasError() || !changed {
+			return proposed, diags, err
 		}
-		return rebuild(proposed, diags, func() (attr.Value, diag.Diagnostics) {
-			m, ds := basetypes.NewMapValue(n.ElementType(ctx), elements)
-			if ds.HasError() {
-				return nil, ds
-			}
-			typable, ok := proposed.Type(ctx).(basetypes.MapTypable)
-			if !ok {
-				return nil, notTypable(proposed, "basetypes.MapTypable")
-			}
-			return typable.ValueFromMap(ctx, m)
-		})
+		m, more := basetypes.NewMapValue(n.ElementType(ctx), elements)
+		if more.HasError() {
+			return proposed, diags, errNotAnswered
+		}
+		typable, typed := proposed.Type(ctx).(basetypes.MapTypable)
+		if !typed {
+			return proposed, diags, errNotAnswered
+		}
+		return rebuilt(proposed, diags)(typable.ValueFromMap(ctx, m))
 	})
 }
 
-func keepObject(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics) {
+func keepObject(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics, error) {
 	return wholeThenParts(prior, proposed, func(p, n basetypes.ObjectValuableWithSemanticEquals) (bool, diag.Diagnostics) {
 		return n.ObjectSemanticEquals(ctx, p)
-	}, func() (attr.Value, diag.Diagnostics) {
-		p, n, ok, diags := asValues(prior, proposed, func(v basetypes.ObjectValuable) (basetypes.ObjectValue, diag.Diagnostics) {
+	}, func() (attr.Value, diag.Diagnostics, error) {
+		p, n, ok, err := asValues(prior, proposed, func(v basetypes.ObjectValuable) (basetypes.ObjectValue, diag.Diagnostics) {
 			return v.ToObjectValue(ctx)
 		})
 		if !ok {
-			return proposed, diags
+			return proposed, nil, err
 		}
-		attributes, changed, ds := keepByName(ctx, p.Attributes(), n.Attributes())
-		if diags.Append(ds...); diags.HasError() || !changed {
-			return proposed, diags
+		attributes, changed, diags, err := keepByName(ctx, p.Attributes(), n.Attributes())
+		if err != nil || diags.HasError() || !changed {
+			return proposed, diags, err
 		}
-		return rebuild(proposed, diags, func() (attr.Value, diag.Diagnostics) {
-			o, ds := basetypes.NewObjectValue(n.AttributeTypes(ctx), attributes)
-			if ds.HasError() {
-				return nil, ds
-			}
-			typable, ok := proposed.Type(ctx).(basetypes.ObjectTypable)
-			if !ok {
-				return nil, notTypable(proposed, "basetypes.ObjectTypable")
-			}
-			return typable.ValueFromObject(ctx, o)
-		})
+		o, more := basetypes.NewObjectValue(n.AttributeTypes(ctx), attributes)
+		if more.HasError() {
+			return proposed, diags, errNotAnswered
+		}
+		typable, typed := proposed.Type(ctx).(basetypes.ObjectTypable)
+		if !typed {
+			return proposed, diags, errNotAnswered
+		}
+		return rebuilt(proposed, diags)(typable.ValueFromObject(ctx, o))
 	})
 }
 
 // keepByName returns the parts of a map or an object with each one that has
 // a prior part of the same name, which keepEquivalent finds equal to it,
 // replaced by that prior part, and whether any was.
-func keepByName(ctx context.Context, before, after map[string]attr.Value) (map[string]attr.Value, bool, diag.Diagnostics) {
+func keepByName(ctx context.Context, before, after map[string]attr.Value) (map[string]attr.Value, bool, diag.Diagnostics, error) {
 	var diags diag.Diagnostics
 	parts := make(map[string]attr.Value, len(after))
 	changed := false
@@ -240,98 +230,95 @@ func keepByName(ctx context.Context, before, after map[string]attr.Value) (map[s
 		if !ok {
 			continue
 		}
-		kept, ds := keepEquivalent(ctx, old, value)
-		if diags.Append(ds...); diags.HasError() {
-			return after, false, diags
+		kept, more, err := keepEquivalent(ctx, old, value)
+		if diags.Append(more...); err != nil || diags.HasError() {
+			return after, false, diags, err
 		}
 		if !kept.Equal(value) {
 			parts[name], changed = kept, true
 		}
 	}
-	return parts, changed, diags
+	return parts, changed, diags, nil
 }
 
-func keepSet(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics) {
+func keepSet(ctx context.Context, prior, proposed attr.Value) (attr.Value, diag.Diagnostics, error) {
 	return wholeThenParts(prior, proposed, func(p, n basetypes.SetValuableWithSemanticEquals) (bool, diag.Diagnostics) {
 		return n.SetSemanticEquals(ctx, p)
-	}, func() (attr.Value, diag.Diagnostics) {
-		p, n, ok, diags := asValues(prior, proposed, func(v basetypes.SetValuable) (basetypes.SetValue, diag.Diagnostics) {
+	}, func() (attr.Value, diag.Diagnostics, error) {
+		p, n, ok, err := asValues(prior, proposed, func(v basetypes.SetValuable) (basetypes.SetValue, diag.Diagnostics) {
 			return v.ToSetValue(ctx)
 		})
 		if !ok {
-			return proposed, diags
+			return proposed, nil, err
 		}
-		// Each new element takes the first prior element its type finds
-		// equal to it, which no other element may take then.
-		unmatched, elements := p.Elements(), n.Elements()
-		changed := false
-		for i, element := range elements {
-			for j, old := range unmatched {
-				kept, ds := keepEquivalent(ctx, old, element)
-				if diags.Append(ds...); diags.HasError() {
-					return proposed, diags
-				}
-				if kept.Equal(element) {
-					continue
-				}
-				elements[i], changed = kept, true
-				unmatched = append(unmatched[:j], unmatched[j+1:]...)
-				break
-			}
+		elements, changed, diags, err := keepSetElements(ctx, p.Elements(), n.Elements())
+		if err != nil || diags.HasError() || !changed {
+			return proposed, diags, err
 		}
-		if !changed {
-			return proposed, diags
+		set, more := basetypes.NewSetValue(n.ElementType(ctx), elements)
+		if more.HasError() {
+			return proposed, diags, errNotAnswered
 		}
-		return rebuild(proposed, diags, func() (attr.Value, diag.Diagnostics) {
-			set, ds := basetypes.NewSetValue(n.ElementType(ctx), elements)
-			if ds.HasError() {
-				return nil, ds
-			}
-			typable, ok := proposed.Type(ctx).(basetypes.SetTypable)
-			if !ok {
-				return nil, notTypable(proposed, "basetypes.SetTypable")
-			}
-			return typable.ValueFromSet(ctx, set)
-		})
+		typable, typed := proposed.Type(ctx).(basetypes.SetTypable)
+		if !typed {
+			return proposed, diags, errNotAnswered
+		}
+		return rebuilt(proposed, diags)(typable.ValueFromSet(ctx, set))
 	})
+}
+
+// keepSetElements gives each new element the first prior element its type
+// finds equal to it, which no other element may take then.
+func keepSetElements(ctx context.Context, unmatched, elements []attr.Value) ([]attr.Value, bool, diag.Diagnostics, error) {
+	var diags diag.Diagnostics
+	changed := false
+	for i, element := range elements {
+		for j, old := range unmatched {
+			kept, more, err := keepEquivalent(ctx, old, element)
+			if diags.Append(more...); err != nil || diags.HasError() {
+				return elements, false, diags, err
+			}
+			if kept.Equal(element) {
+				continue
+			}
+			elements[i], changed = kept, true
+			unmatched = append(unmatched[:j], unmatched[j+1:]...)
+			break
+		}
+	}
+	return elements, changed, diags, nil
 }
 
 // asValues converts both values of a collection to the framework's own
 // type of it, C, through the interface V their kind has; ok is false when
-// either is not of that kind or does not convert (the new value is kept).
-func asValues[V any, C any](prior, proposed attr.Value, convert func(V) (C, diag.Diagnostics)) (p, n C, ok bool, diags diag.Diagnostics) {
-	pv, isV := prior.(V)
-	if !isV {
+// either is not of that kind (the new value is kept), and err is set when
+// either does not convert.
+func asValues[V any, C any](prior, proposed attr.Value, convert func(V) (C, diag.Diagnostics)) (p, n C, ok bool, err error) {
+	pv, pok := prior.(V)
+	nv, nok := proposed.(V)
+	if !pok || !nok {
 		return p, n, false, nil
 	}
-	if p, diags = convert(pv); diags.HasError() {
-		return p, n, false, diags
+	p, diags := convert(pv)
+	if diags.HasError() {
+		return p, n, false, errNotAnswered
 	}
-	nv, isV := proposed.(V)
-	if !isV {
-		return p, n, false, diags
+	n, diags = convert(nv)
+	if diags.HasError() {
+		return p, n, false, errNotAnswered
 	}
-	n, ds := convert(nv)
-	if diags.Append(ds...); diags.HasError() {
-		return p, n, false, diags
-	}
-	return p, n, true, diags
+	return p, n, true, nil
 }
 
-// rebuild makes the collection with the prior parts kept, or leaves
-// proposed as it was if that fails or the type cannot make one.
-func rebuild(proposed attr.Value, diags diag.Diagnostics, build func() (attr.Value, diag.Diagnostics)) (attr.Value, diag.Diagnostics) {
-	built, ds := build()
-	diags.Append(ds...)
-	if diags.HasError() || built == nil {
-		return proposed, diags
+// rebuilt returns what makes the collection with the prior parts kept, or
+// an error when the collection's type cannot make it.
+func rebuilt(proposed attr.Value, diags diag.Diagnostics) func(attr.Value, diag.Diagnostics) (attr.Value, diag.Diagnostics, error) {
+	return func(built attr.Value, more diag.Diagnostics) (attr.Value, diag.Diagnostics, error) {
+		if more.HasError() || built == nil {
+			return proposed, diags, errNotAnswered
+		}
+		return built, diags, nil
 	}
-	return built, diags
-}
-
-func notTypable(v attr.Value, want string) diag.Diagnostics {
-	return diag.Diagnostics{diag.NewErrorDiagnostic("Value Semantic Equality Type Error",
-		fmt.Sprintf("Expected %s type for value type: %T", want, v))}
 }
 
 // mayKeepEquivalent reports whether values of type t may hold a part with

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -133,20 +136,11 @@ func BenchmarkFrameworkPerObject(b *testing.B) {
 	})
 	// The same calls through the provider's own protocol server, which
 	// answers them itself (fastpath), with a ModifyPlan that does nothing.
-	p := &kubefedProvider{version: "bench"}
-	fast := federatedObjectFastPath(ctx, p)
+	fast := federatedObjectFastPath(&kubefedProvider{version: "bench"})
 	fast.ModifyPlan = func() fastpath.PlanFunc {
 		return func(context.Context, resource.ModifyPlanRequest, *resource.ModifyPlanResponse, fastpath.Private) {}
 	}
-	wrapped, err := fastpath.Wrap(ctx, server, fast)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("UpgradeResourceStateFastPath", func(b *testing.B) {
-		for b.Loop() {
-			upgradedObject(ctx, b, wrapped, []byte(benchObjectState))
-		}
-	})
+	wrapped := fastpath.Wrap(ctx, server, fast)
 	b.Run("PlanResourceChangeFastPath", func(b *testing.B) {
 		for b.Loop() {
 			resp, err := wrapped.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
@@ -156,4 +150,94 @@ func BenchmarkFrameworkPerObject(b *testing.B) {
 			}
 		}
 	})
+}
+
+// readThroughModel is what kubefed_federated_object's read does besides
+// reaching the clusters: the state decoded into the model, the registered
+// clusters noted in private state, the model encoded as the new state.
+func readThroughModel(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, private fastpath.Private) {
+	var state federatedObjectModel
+	resp.Diagnostics.Append(objectModels.fromState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(noteSeen(ctx, private, []string{"a", "b", "c"})...)
+	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &state)...)
+}
+
+// modelReadObject is kubefed_federated_object with readThroughModel as its
+// Read, so that the framework's work around a refresh can be measured
+// without clusters.
+type modelReadObject struct{ *federatedObjectResource }
+
+func (r modelReadObject) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	readThroughModel(ctx, req, resp, resp.Private)
+}
+
+// modelReadProvider is the provider serving modelReadObject.
+type modelReadProvider struct{ *kubefedProvider }
+
+func (p modelReadProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{func() resource.Resource { return modelReadObject{&federatedObjectResource{}} }}
+}
+
+// BenchmarkReadPerObject measures what a refresh of one
+// kubefed_federated_object costs besides reaching the clusters: through the
+// framework, which walks the whole new state after Read to keep prior values
+// that mean the same (semantic equality) and to null write-only values, and
+// on the fast path, which compares only the attributes whose types can.
+func BenchmarkReadPerObject(b *testing.B) {
+	ctx := context.Background()
+	server := providerserver.NewProtocol6(modelReadProvider{&kubefedProvider{version: "bench"}})()
+	state, _ := benchObjectValues(ctx, b, server)
+	read := func(b *testing.B, s tfprotov6.ProviderServer) {
+		for b.Loop() {
+			resp, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: "kubefed_federated_object", CurrentState: state})
+			if err != nil || len(resp.Diagnostics) > 0 || resp.NewState == nil {
+				b.Fatalf("read: %v %+v", err, resp.Diagnostics)
+			}
+		}
+	}
+	b.Run("Framework", func(b *testing.B) { read(b, server) })
+	// What a refresh costs on the protocol alone: decoding the state, the
+	// read, encoding the new state, without keeping any prior value.
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	objectType := schemas.ResourceSchemas["kubefed_federated_object"].ValueType()
+	objectSchema := schemaOf(ctx, NewFederatedObjectResource())
+	b.Run("DecodeReadAndEncodeOnly", func(b *testing.B) {
+		for b.Loop() {
+			raw, err := state.Unmarshal(objectType)
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp := resource.ReadResponse{State: tfsdk.State{Schema: objectSchema, Raw: raw}}
+			readThroughModel(ctx, resource.ReadRequest{State: resp.State}, &resp, notesInMemory{})
+			if _, err := tfprotov6.NewDynamicValue(objectType, resp.State.Raw); err != nil || resp.Diagnostics.HasError() {
+				b.Fatal(err, resp.Diagnostics)
+			}
+		}
+	})
+
+	fast := federatedObjectFastPath(&kubefedProvider{version: "bench"})
+	fast.Read = func() fastpath.ReadFunc { return readThroughModel }
+	wrapped := fastpath.Wrap(ctx, server, fast)
+	b.Run("FastPath", func(b *testing.B) { read(b, wrapped) })
+}
+
+// notesInMemory is private state held in a map.
+type notesInMemory map[string][]byte
+
+func (p notesInMemory) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
+	return p[key], nil
+}
+
+func (p notesInMemory) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
+	p[key] = value
+	return nil
+}
+
+func schemaOf(ctx context.Context, r resource.Resource) schema.Schema {
+	var resp resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &resp)
+	return resp.Schema
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/fastpath"
@@ -12,24 +11,30 @@ import (
 )
 
 // Server returns the provider's protocol server: the framework's, with the
-// refreshes, no-change plans and state upgrades of kubefed_federated_object
-// answered without the framework's generic work (fastpath), which in a large
-// configuration is most of a plan's CPU.
+// refreshes and no-change plans of kubefed_federated_object answered
+// without the framework's generic work (fastpath), which in a large
+// configuration is most of a plan's CPU. It has the shape of the testing
+// framework's provider factories, and never fails.
 func Server(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		p := &kubefedProvider{version: version, clients: kube.NewClientFactory()}
-		ctx := context.Background()
-		return fastpath.Wrap(ctx, providerserver.NewProtocol6(p)(), federatedObjectFastPath(ctx, p))
+		return withFastPath(p, providerserver.NewProtocol6(p)()), nil
 	}
 }
 
+// withFastPath is framework, p's server, with fastpath in front of it. Should
+// fastpath.Check refuse kubefed_federated_object (after a change of its
+// schema, say), the framework serves it whole and the provider's log says
+// why each time Terraform configures the provider.
+func withFastPath(p *kubefedProvider, framework tfprotov6.ProviderServer) tfprotov6.ProviderServer {
+	return fastpath.Wrap(context.Background(), framework, federatedObjectFastPath(p))
+}
+
 // federatedObjectFastPath is kubefed_federated_object as fastpath serves it.
-func federatedObjectFastPath(ctx context.Context, p *kubefedProvider) fastpath.Resource {
-	var schemaResp resource.SchemaResponse
-	(&federatedObjectResource{}).Schema(ctx, resource.SchemaRequest{}, &schemaResp)
+func federatedObjectFastPath(p *kubefedProvider) fastpath.Resource {
 	return fastpath.Resource{
 		TypeName: "kubefed_federated_object",
-		Schema:   schemaResp.Schema,
+		Resource: NewFederatedObjectResource(),
 		ModifyPlan: func() fastpath.PlanFunc {
 			data := p.configured.Load()
 			if data == nil {
