@@ -177,7 +177,7 @@ func up(ctx context.Context, fs *flag.FlagSet, dir *string, args []string, stdou
 	var o upOptions
 	fs.StringVar(&o.clusters, "clusters", "", "comma-separated cluster names, the host first (default "+strings.Join(lab.DefaultClusters, ",")+")")
 	fs.IntVar(&o.members, "members", 0, "a host and N members: "+strings.Join(lab.MemberNames(4), ", ")+", ... (instead of -clusters)")
-	fs.StringVar(&o.configFile, "config", "", "a YAML file of clusters, regions and nodes (see the README)")
+	fs.StringVar(&o.configFile, "config", "", "a YAML file of clusters, regions and nodes (see CONTRIBUTING.md)")
 	fs.BoolVar(&o.plain, "plain", false, "kube-apiservers only: no controller manager, scheduler or nodes")
 	fs.Func("nodes", "a member's nodes, CLUSTER=COUNTxCPU/MEMORY[/PODS][,...], e.g. berlin=2x4/16Gi; repeatable", func(v string) error {
 		o.nodes = append(o.nodes, v)

@@ -62,34 +62,7 @@ func (r *federatedObjectResource) Metadata(_ context.Context, req resource.Metad
 func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "A Kubernetes object federated to member clusters, KubeFed style: one template, a placement and per-cluster " +
-			"overrides. The plan shows, for each placed cluster, the exact object it receives (`rendered`); apply writes a " +
-			"`Federated<Kind>` (types.kubefed.io/v1beta1) to the host and server-side applies each rendered object to its cluster, " +
-			"in parallel. Override rules that target clusters by label selector, which KubeFed lacks, are stored in the " +
-			"`" + registry.SelectorOverridesAnnotation + "` annotation of the `Federated<Kind>`, which KubeFed ignores.\n\n" +
-			"What a member's API server warns about an object (a deprecated field, a value it will not honour, a policy the object " +
-			"breaks) is shown as a warning of the plan, from the dry run, and of the apply, naming the cluster.\n\n" +
-			"A create never takes over a `Federated<Kind>` that exists in the host already (another resource, workspace or KubeFed " +
-			"manages it): the plan fails and says to import it. Objects that exist on members without a host record are adopted, " +
-			"as KubeFed adopts them, with a plan warning per cluster.\n\n" +
-			"A failure on one cluster never stops the others, and the state records what each cluster holds, whatever ends the " +
-			"apply: a write cut off in flight (a timeout, an interrupt) is recorded as `Unknown` and read back by the next refresh. " +
-			"Refresh also compares the host's `Federated<Kind>` with what the state says was written, so a host left behind (members " +
-			"updated, the host not) shows in the plan as a change. When a create fails " +
-			"on some clusters, Terraform marks the object tainted and plans to replace it; this provider, like on `-replace`, " +
-			"replaces it in place: the members' objects are not deleted first, the object is re-applied over them, and it is removed " +
-			"only from clusters that leave the placement. A change of `type`, name or namespace is another object: the old one is " +
-			"deleted everywhere.\n\n" +
-			"Refresh reads each object back projected onto the fields the provider sets. What the API server stores in another " +
-			"form without a change of meaning reads back as it was written, so it never shows as drift: a quantity in its " +
-			"canonical form (`1000m` as `1`, `1024Mi` as `1Gi`, a number as a string), a zero value the server leaves out " +
-			"(`false`, `0`, `\"\"`, `{}`, `[]`), and a Secret's `stringData`, which the server moves into `data`.\n\n" +
-			"The apply does what the plan showed. When someone else registers a cluster between plan and apply, an object that " +
-			"existed before the run leaves it out of that apply, with a warning, and the next plan places it there; an object " +
-			"created by the apply has no earlier read to go by, so Terraform stops the apply as inconsistent and a new plan takes the " +
-			"cluster in. An object placed by a selector should depend on the " +
-			"`kubefed_federation_cluster` resources of its configuration (a reference or `depends_on`): then a cluster registered in " +
-			"the same run is placed in that run. Without that, Terraform may plan the object before the cluster but apply it after, " +
-			"and stop the apply as inconsistent.",
+			"overrides. The plan shows, for each placed cluster, the exact object it receives (`rendered`).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
