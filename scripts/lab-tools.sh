@@ -6,18 +6,16 @@
 #
 #   source scripts/lab-tools.sh; kubefed_lab_tools tofu terraform
 
-# Minutes each build took on a two-core machine with an empty Go cache. The
-# Kubernetes components share most of their code, so the first one pays for
-# the others.
+# Minutes each build took on a busy two-core machine with an empty Go cache.
+# The Kubernetes components share most of their code, so the first one pays
+# for the others.
 kubefed_build_minutes() {
   case $1 in
-    etcd) echo 1 ;;
-    kube-apiserver) echo 9 ;;
-    kube-controller-manager|kube-scheduler) echo 2 ;;
-    kwok) echo 2 ;;
-    tofu) echo 6 ;;
+    kube-apiserver) echo 14 ;;
+    kube-controller-manager) echo 3 ;;
+    tofu) echo 9 ;;
     terraform) echo 4 ;;
-    *) echo 2 ;;
+    *) echo 1 ;;
   esac
 }
 
