@@ -190,7 +190,8 @@ func manifestIdentity(obj map[string]any) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	if _, err := schema.ParseGroupVersion(id.APIVersion); err != nil {
+	// "apps/" and "/v1" parse, into keys that would not read back.
+	if gv, err := schema.ParseGroupVersion(id.APIVersion); err != nil || gv.Version == "" || gv.String() != id.APIVersion {
 		return Identity{}, fmt.Errorf("apiVersion %q is not <group>/<version> or <version>", id.APIVersion)
 	}
 	for _, f := range []struct{ value, name string }{{id.Kind, "kind"}, {id.Namespace, "metadata.namespace"}, {id.Name, "metadata.name"}} {

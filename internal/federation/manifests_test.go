@@ -15,7 +15,7 @@ const deploymentDoc = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w
 // placed is what a table expects of one accepted object: its key and
 // where it was found.
 type placed struct {
-	key                            string
+	key                           string
 	element, document, line, item int
 }
 
@@ -111,6 +111,8 @@ func TestParseManifestsLocatesEveryProblem(t *testing.T) {
 		{"no name", []string{"apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: a}\n"}, []string{"0/0/-1 ConfigMap: metadata.name is required"}},
 		{"no apiVersion", []string{"kind: ConfigMap\nmetadata: {name: a}\n"}, []string{"0/0/-1 ConfigMap a: apiVersion is required"}},
 		{"an apiVersion of three parts", []string{"apiVersion: a/b/c\nkind: ConfigMap\nmetadata: {name: a}\n"}, []string{`0/0/-1 ConfigMap a: apiVersion "a/b/c" is not`}},
+		{"an apiVersion without a version", []string{"apiVersion: apps/\nkind: Deployment\nmetadata: {name: a}\n"}, []string{`0/0/-1 Deployment a: apiVersion "apps/" is not`}},
+		{"an apiVersion with an empty group", []string{"apiVersion: /v1\nkind: ConfigMap\nmetadata: {name: a}\n"}, []string{`0/0/-1 ConfigMap a: apiVersion "/v1" is not`}},
 		{"a name with a slash", []string{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a/b}\n"}, []string{`0/0/-1 ConfigMap a/b: metadata.name "a/b" may not contain "/"`}},
 		{"a name that is a number", []string{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 7}\n"}, []string{"0/0/-1 ConfigMap: metadata.name must be a string, not a number"}},
 		{"metadata that is a string", []string{"apiVersion: v1\nkind: ConfigMap\nmetadata: a\n"}, []string{"0/0/-1 ConfigMap: metadata must be an object, not a string"}},
