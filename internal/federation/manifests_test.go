@@ -47,6 +47,15 @@ func TestParseManifestsFindsEveryObject(t *testing.T) {
 		{"a separator followed by a comment", []string{"--- # first\n" + configMapDoc + "--- # second\n" + deploymentDoc}, []placed{
 			{"/v1/ConfigMap/shop/settings", 0, 0, 2, -1}, {"apps/v1/Deployment/shop/web", 0, 1, 10, -1},
 		}},
+		{"a marker followed by content starts a document", []string{configMapDoc + "--- {apiVersion: v1, kind: Namespace, metadata: {name: shop}}\n--- !!map\n" + deploymentDoc}, []placed{
+			{"/v1/ConfigMap/shop/settings", 0, 0, 1, -1}, {"/v1/Namespace/shop", 0, 1, 8, -1}, {"apps/v1/Deployment/shop/web", 0, 2, 9, -1},
+		}},
+		{"a document end marker ends a document", []string{configMapDoc + "...\n" + deploymentDoc + "... # end\n"}, []placed{
+			{"/v1/ConfigMap/shop/settings", 0, 0, 1, -1}, {"apps/v1/Deployment/shop/web", 0, 1, 9, -1},
+		}},
+		{"Windows line ends", []string{strings.ReplaceAll(configMapDoc+"---\n"+deploymentDoc, "\n", "\r\n")}, []placed{
+			{"/v1/ConfigMap/shop/settings", 0, 0, 1, -1}, {"apps/v1/Deployment/shop/web", 0, 1, 9, -1},
+		}},
 		{"a line that only starts like a separator", []string{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  text: |\n    ---\n    body\n"}, []placed{
 			{"/v1/ConfigMap/c", 0, 0, 1, -1},
 		}},
