@@ -40,7 +40,9 @@ func (o ObjectOverrides) SetError(err error) error {
 // SelectObjects returns, for each object, the rules that patch it. A rule
 // must name an object of the set, and exactly one, unless the set holds
 // one object; every rule that does not is an *OverrideError for the rule
-// as a whole (Patch -1), and several are joined with errors.Join.
+// as a whole (Patch -1), and several are joined with errors.Join. The
+// rules' targets and patches are ValidateOverrides' to check, over the
+// set's rules, so that its errors count rules as written too.
 func SelectObjects(rules []SetOverrideRule, objects []Key) ([]ObjectOverrides, error) {
 	selected := make([]ObjectOverrides, len(objects))
 	index := make(map[Key]int, len(objects))
