@@ -9,13 +9,14 @@ import (
 type groupKind struct{ group, kind string }
 
 // installTiers are the kinds a cluster receives before others, tier by
-// tier, in the order Helm installs a chart: what other objects refer to
-// (namespaces, the definitions of custom resources, the policies that admit
-// pods) first, then identities and their permissions, then configuration,
-// storage and services, then the workloads that use them. The kinds of one
-// tier do not depend on each other. Kinds in no tier go after the
-// workloads, and admission webhooks last: a webhook whose server is not
-// running yet would refuse the set's other writes.
+// tier, much as Helm orders an install: what other objects refer to
+// (namespaces, the definitions of custom resources, which Helm installs
+// before a chart's templates, and the policies that admit pods) first, then
+// identities and their permissions, then configuration, storage and
+// services, then the workloads that use them. The kinds of one tier do not
+// depend on each other. Kinds in no tier go after the workloads, and
+// admission webhooks last: a webhook whose server is not running yet would
+// refuse the set's other writes.
 var installTiers = [][]groupKind{
 	{{"", "Namespace"}, {"apiextensions.k8s.io", "CustomResourceDefinition"}},
 	{
