@@ -1,16 +1,13 @@
 package federation
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -237,23 +234,15 @@ func jsonSyntax(text string) error {
 // singleDocument returns the one YAML document in text. sigs.k8s.io/yaml
 // would silently read only the first of several, hiding the rest.
 func singleDocument(text string) ([]byte, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(text)))
 	var found []byte
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("template: %w", err)
-		}
-		if !hasContent(doc) {
+	for _, d := range splitDocuments(text) {
+		if !hasContent(d.text) {
 			continue
 		}
 		if found != nil {
 			return nil, errors.New("template: holds more than one YAML document; give one object per federated object")
 		}
-		found = doc
+		found = d.text
 	}
 	if found == nil {
 		return nil, errors.New("template: is empty")
