@@ -19,6 +19,20 @@
 // canonical form of an object read back from a member, to compare with the
 // plan.
 //
+// An application, a set of objects with one placement, goes through the
+// same pipeline with a list in it. [ParseManifests] reads the set from
+// elements of YAML or JSON documents, as `helm template` prints them, into
+// [Manifest]s, each a template for the renderer, named by a [Key] of the
+// form <group>/<version>/<Kind>/[<namespace>/]<name>; a [*ManifestError]
+// says in which element, document and List item a problem is.
+// [SelectObjects] gives each object the override rules whose [ObjectRef]
+// names it, and [ReplicasTarget] finds the object that receives a
+// cluster's replica count. On each cluster, [ApplyOrder] puts the objects
+// in steps, as Helm installs a chart: namespaces and custom resource
+// definitions, policies, service accounts, roles, bindings, configuration,
+// storage, services, workloads, everything else, webhooks; [RemoveOrder]
+// is the reverse.
+//
 // Nothing here talks to a cluster: the caller supplies the registered
 // clusters and their labels.
 package federation

@@ -1,16 +1,13 @@
 package federation
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -50,18 +47,11 @@ type parsedTemplate struct {
 // parseTemplate reads one YAML or JSON document, drops server-owned fields
 // and checks the fields that identify the object.
 func parseTemplate(text string, namespaced bool) (parsedTemplate, error) {
-	if err := jsonSyntax(text); err != nil {
-		return parsedTemplate{}, err
-	}
 	doc, err := singleDocument(text)
 	if err != nil {
 		return parsedTemplate{}, err
 	}
-	js, err := yaml.YAMLToJSONStrict(doc)
-	if err != nil {
-		return parsedTemplate{}, fmt.Errorf("template: %w", err)
-	}
-	v, err := decodeJSONAsIs(js)
+	v, err := decodeDocument(doc)
 	if err != nil {
 		return parsedTemplate{}, fmt.Errorf("template: %w", err)
 	}
@@ -207,7 +197,20 @@ func hostForm(obj map[string]any) map[string]any {
 	return host
 }
 
-// jsonSyntax reports the syntax error of a template written as JSON (one
+// decodeDocument decodes one YAML or JSON document, keeping each number's
+// spelling. Templates and manifests are both read with it.
+func decodeDocument(doc []byte) (any, error) {
+	if err := jsonSyntax(string(doc)); err != nil {
+		return nil, err
+	}
+	js, err := yaml.YAMLToJSONStrict(doc)
+	if err != nil {
+		return nil, err
+	}
+	return decodeJSONAsIs(js)
+}
+
+// jsonSyntax reports the syntax error of a document written as JSON (one
 // that starts with "{"), in JSON's terms: the YAML parser, which reads JSON
 // too, would describe it as a YAML error on line 1.
 func jsonSyntax(text string) error {
@@ -220,10 +223,10 @@ func jsonSyntax(text string) error {
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
 		line := 1 + strings.Count(trimmed[:syntax.Offset], "\n")
-		return fmt.Errorf("template: invalid JSON at line %d, byte %d: %w", line, syntax.Offset, syntax)
+		return fmt.Errorf("invalid JSON at line %d, byte %d: %w", line, syntax.Offset, syntax)
 	}
 	if err != nil {
-		return fmt.Errorf("template: invalid JSON: %w", err)
+		return fmt.Errorf("invalid JSON: %w", err)
 	}
 	return nil
 }
@@ -231,23 +234,15 @@ func jsonSyntax(text string) error {
 // singleDocument returns the one YAML document in text. sigs.k8s.io/yaml
 // would silently read only the first of several, hiding the rest.
 func singleDocument(text string) ([]byte, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(text)))
 	var found []byte
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("template: %w", err)
-		}
-		if !hasContent(doc) {
+	for _, d := range splitDocuments(text) {
+		if !hasContent(d.text) {
 			continue
 		}
 		if found != nil {
 			return nil, errors.New("template: holds more than one YAML document; give one object per federated object")
 		}
-		found = doc
+		found = d.text
 	}
 	if found == nil {
 		return nil, errors.New("template: is empty")

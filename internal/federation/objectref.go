@@ -1,0 +1,88 @@
+package federation
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ObjectRef names one object of a set: by kind and name, with a namespace
+// or an apiVersion only where those are needed to tell objects apart.
+type ObjectRef struct {
+	Kind, Name string
+	// Namespace, when set, is the object's namespace.
+	Namespace string
+	// APIVersion, when set, is the object's apiVersion: "apps/v1", or "v1"
+	// for the core group.
+	APIVersion string
+}
+
+func (r ObjectRef) String() string {
+	s := Key{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}.Object()
+	if r.APIVersion != "" {
+		s += " (" + r.APIVersion + ")"
+	}
+	return s
+}
+
+func (r ObjectRef) matches(k Key) bool {
+	return r.Kind == k.Kind && r.Name == k.Name &&
+		(r.Namespace == "" || r.Namespace == k.Namespace) &&
+		(r.APIVersion == "" || r.APIVersion == k.APIVersion())
+}
+
+// resolve returns the one object of the set that r names.
+func (r ObjectRef) resolve(objects []Key) (Key, error) {
+	if r.Kind == "" || r.Name == "" {
+		return Key{}, errors.New("an object is named by kind and name; set both")
+	}
+	var matched []Key
+	for _, k := range objects {
+		if r.matches(k) {
+			matched = append(matched, k)
+		}
+	}
+	switch len(matched) {
+	case 1:
+		return matched[0], nil
+	case 0:
+		return Key{}, noSuchObject(r, objects)
+	}
+	return Key{}, fmt.Errorf("%s matches %d objects of the set: %s; add namespace or api_version to name one", r, len(matched), objectList(matched))
+}
+
+// noSuchObject says what the set holds instead: the objects of the kind,
+// or its kinds.
+func noSuchObject(r ObjectRef, objects []Key) error {
+	var sameKind []Key
+	var kinds []string
+	for _, k := range objects {
+		if k.Kind == r.Kind {
+			sameKind = append(sameKind, k)
+		}
+		kinds = append(kinds, k.Kind)
+	}
+	switch {
+	case len(objects) == 0:
+		return fmt.Errorf("no object of the set is %s: the set is empty", r)
+	case len(sameKind) > 0:
+		return fmt.Errorf("no object of the set is %s; its %s objects: %s", r, r.Kind, objectList(sameKind))
+	}
+	slices.Sort(kinds)
+	return fmt.Errorf("no object of the set is %s; the set holds no %s, only %s", r, r.Kind, strings.Join(slices.Compact(kinds), ", "))
+}
+
+// objectList names objects in a message, in key order.
+func objectList(keys []Key) string {
+	names := make([]string, len(keys))
+	for i, k := range slices.SortedFunc(slices.Values(keys), compareKeys) {
+		names[i] = k.Object()
+		if k.Group != "" {
+			names[i] += " (" + k.APIVersion() + ")"
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func compareKeys(a, b Key) int { return strings.Compare(a.String(), b.String()) }

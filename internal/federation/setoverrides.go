@@ -1,0 +1,85 @@
+package federation
+
+import (
+	"errors"
+	"fmt"
+)
+
+// SetOverrideRule is an override rule of a set of objects: an OverrideRule
+// and the object of the set it patches.
+type SetOverrideRule struct {
+	OverrideRule
+	// Object names the object the rule patches. It may be nil only when
+	// the set holds one object.
+	Object *ObjectRef
+}
+
+// ObjectOverrides are the override rules of a set that patch one of its
+// objects.
+type ObjectOverrides struct {
+	// Rules are the rules, in the set's order: the object's
+	// RenderSpec.Overrides.
+	Rules []OverrideRule
+	// Index is the position of each of Rules among the set's rules.
+	Index []int
+}
+
+// SetError returns err, from rendering the object with Rules, with the
+// rule of an *OverrideError counted among the set's rules, so that it
+// points at the rule as written. Other errors are returned as they are.
+func (o ObjectOverrides) SetError(err error) error {
+	var oe *OverrideError
+	if !errors.As(err, &oe) || oe.Rule < 0 || oe.Rule >= len(o.Index) {
+		return err
+	}
+	inSet := *oe
+	inSet.Rule = o.Index[oe.Rule]
+	return &inSet
+}
+
+// SelectObjects returns, for each object, the rules that patch it. A rule
+// must name an object of the set, and exactly one, unless the set holds
+// one object; every rule that does not is an *OverrideError for the rule
+// as a whole (Patch -1), and several are joined with errors.Join. The
+// rules' targets and patches are ValidateOverrides' to check, over the
+// set's rules, so that its errors count rules as written too.
+func SelectObjects(rules []SetOverrideRule, objects []Key) ([]ObjectOverrides, error) {
+	selected := make([]ObjectOverrides, len(objects))
+	index := make(map[Key]int, len(objects))
+	for i, k := range objects {
+		index[k] = i
+	}
+	var problems []error
+	for i, rule := range rules {
+		target, err := ruleObject(rule, objects)
+		if err != nil {
+			problems = append(problems, &OverrideError{Rule: i, Patch: -1, Err: err})
+			continue
+		}
+		o := &selected[index[target]]
+		o.Rules = append(o.Rules, rule.OverrideRule)
+		o.Index = append(o.Index, i)
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return selected, nil
+}
+
+// ruleObject is the object of the set a rule patches.
+func ruleObject(rule SetOverrideRule, objects []Key) (Key, error) {
+	if rule.Object != nil {
+		k, err := rule.Object.resolve(objects)
+		if err != nil {
+			return Key{}, fmt.Errorf("object: %w", err)
+		}
+		return k, nil
+	}
+	switch len(objects) {
+	case 1:
+		return objects[0], nil
+	case 0:
+		return Key{}, errors.New("the set holds no object to patch")
+	}
+	return Key{}, fmt.Errorf("the set holds %d objects; name the one this rule patches with object (kind and name)", len(objects))
+}
