@@ -51,6 +51,9 @@ case ${1:-up} in
     kubefed_cli_config "$lab_dir/demo"
     tf=$(kubefed_cli)
     echo "== $("$tf" version | sed -n 1p): init and apply of examples/three-regions"
+    # The provider is this tree's build: one rebuilt since the last run has
+    # a new checksum, which that run's lock file would refuse.
+    rm -f "$example/.terraform.lock.hcl"
     "$tf" -chdir="$example" init -input=false >/dev/null
     "$tf" -chdir="$example" apply -auto-approve -input=false -var "kubeconfig=$lab_dir/kubeconfig"
     table
@@ -64,6 +67,8 @@ case ${1:-up} in
       go build -o bin/terraform-provider-kubefed .
       kubefed_cli_config "$lab_dir/demo"
       tf=$(kubefed_cli)
+      rm -f "$example/.terraform.lock.hcl"
+      "$tf" -chdir="$example" init -input=false >/dev/null || true
       "$tf" -chdir="$example" destroy -auto-approve -input=false -var "kubeconfig=$lab_dir/kubeconfig" || true
       bin/kubefed-lab -dir "$lab_dir" down
     fi

@@ -88,11 +88,11 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 			"registers the cluster with that token, which never appears in the configuration or the plan; destroy removes them " +
 			"again, as `kubefedctl unjoin`. Without `join`, the credentials are given: `token`, or `client_certificate` and " +
 			"`client_key`.\n\n" +
-			"Clusters registered in the same run are visible to the federated objects planned after them: each plan of this " +
-			"resource records the cluster's name and labels in the provider, and objects planned later (because they reference " +
-			"this resource or list it in `depends_on`) place onto it, so one `apply` from an empty host works. The limit: an " +
-			"object whose plan does not depend on the cluster resources may be planned first and then does not see clusters " +
-			"registered in the same run; it places onto them on the next run.",
+			"A new or changed registration's plan probes the member with the planned endpoint, CA and credentials when they " +
+			"are known, so a wrong one fails before anything is written. Objects and preferences created in the same run " +
+			"that select the cluster plan their placement as known after apply and land on it when they depend on this " +
+			"resource, so one `apply` from an empty host works; those that existed before the run take it in at the next " +
+			"plan, whatever order Terraform applies them in.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
