@@ -50,7 +50,7 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 		return
 	}
 	if reason := r.unknownReason(req.Config.Raw.IsFullyKnown()); reason != "" {
-		planUnknown(ctx, resp, reason)
+		planUnknown(ctx, resp, reason, r.data.hostKnown())
 		return
 	}
 	var plan federatedObjectModel
@@ -153,8 +153,16 @@ func (r *federatedObjectResource) unknownReason(configKnown bool) string {
 	return ""
 }
 
-func planUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, reason string) {
-	resp.Diagnostics.AddWarning("Placement and rendered objects known at apply", reason)
+// planUnknown plans where the object goes and what each cluster receives
+// as known at apply. An input known at apply only shows as such in the plan
+// itself, so only an unreachable host, which the plan does not show, is
+// worth a warning.
+func planUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, reason string, hostKnown bool) {
+	if hostKnown {
+		tflog.Info(ctx, "placement and rendered objects known at apply", map[string]any{"reason": reason})
+	} else {
+		resp.Diagnostics.AddWarning("Placement and rendered objects known at apply", reason)
+	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("placed_clusters"), types.SetUnknown(types.StringType))...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rendered"), types.MapUnknown(types.StringType))...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("cluster_status"), types.MapUnknown(clusterStatusType))...)
@@ -488,12 +496,15 @@ func existing(ctx context.Context, m propagation.Member, o propagation.Object) p
 }
 
 // addDryRunError reports a dry run's failure: an error when the member
-// objects to the object, a warning when it could not check it.
+// objects to the object, a warning when it could not check it. Fields
+// another tool holds are a warning: only the write fails on them, and a
+// plan that Terraform makes before a destroy must not stop it.
 func addDryRunError(diags *diag.Diagnostics, in *objectInputs, res propagation.Result) {
 	var conflict *propagation.ConflictError
 	if errors.As(res.Err, &conflict) {
-		diags.AddAttributeError(path.Root("force_conflicts"), fmt.Sprintf("Another tool manages fields of the object on cluster %q", res.Cluster),
-			res.Err.Error())
+		diags.AddAttributeWarning(path.Root("force_conflicts"), fmt.Sprintf("Another tool manages fields of the object on cluster %q", res.Cluster),
+			res.Err.Error()+"\n\nAn apply that writes the object there fails on them unless force_conflicts = true; removing the "+
+				"object does not.")
 		return
 	}
 	if propagation.Rejects(res.Err) {

@@ -279,7 +279,8 @@ resource "kubefed_federated_object" "cm" {
 			},
 			{
 				// Another declarative tool claims the field: that is an
-				// ownership dispute, which the plan names.
+				// ownership dispute, which the plan names in a warning and
+				// the apply, the write, refuses.
 				PreConfig: func() {
 					claim := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings"},"data":{"color":"red"}}`)
 					force := true
@@ -289,7 +290,7 @@ resource "kubefed_federated_object" "cm" {
 					}
 				},
 				Config:      config(`clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name]`),
-				ExpectError: acctest.ErrorMatching(`Another tool manages fields of the object on cluster "fo-cm-sf"`, `"other-tool": .data.color`, "force_conflicts = true"),
+				ExpectError: acctest.ErrorMatching(`failed on 1 cluster`, `cluster "fo-cm-sf"`, `"other-tool": .data.color`, "force_conflicts = true"),
 			},
 			{
 				// With force_conflicts the plan shows the drift and apply
