@@ -4,7 +4,7 @@
 # repository, keyed by version, so a second call is instant.
 #
 #   scripts/tool.sh etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok |
-#                   tofu | terraform | tfplugindocs | goreleaser | golangci-lint
+#                   tofu | tofu-1.12 | terraform | tfplugindocs | goreleaser | golangci-lint
 #   scripts/tool.sh --cached NAME   prints the path only if it is built, else exits 1
 #
 # The three Kubernetes components come from one tools module, so they share
@@ -32,6 +32,7 @@ case $name in
                   dir=kube-apiserver module=k8s.io/kubernetes pkg=k8s.io/kubernetes/cmd/$name ;;
   kwok)           dir=kwok module=sigs.k8s.io/kwok pkg=sigs.k8s.io/kwok/cmd/kwok ;;
   tofu)           dir=opentofu module=github.com/opentofu/opentofu pkg=github.com/opentofu/opentofu/cmd/tofu ;;
+  tofu-1.12)      dir=opentofu-1.12 module=github.com/opentofu/opentofu pkg=github.com/opentofu/opentofu/cmd/tofu ;;
   tfplugindocs)   dir=tfplugindocs module=github.com/hashicorp/terraform-plugin-docs pkg=github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs ;;
   goreleaser)     dir=goreleaser module=github.com/goreleaser/goreleaser/v2 pkg=github.com/goreleaser/goreleaser/v2 ;;
   golangci-lint)  dir=golangci-lint module=github.com/golangci/golangci-lint/v2 pkg=github.com/golangci/golangci-lint/v2/cmd/golangci-lint ;;
