@@ -128,7 +128,7 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Sensitive: true,
 				WriteOnly: true,
 				Description: "The same bearer token as `token`, write-only: it goes to the credential Secret in the host and never " +
-					"into the plan or the state. Terraform 1.11 or later only; older CLIs, and OpenTofu 1.10, refuse it, and take " +
+					"into the plan or the state. Terraform 1.11 or OpenTofu 1.11, or later, only; older CLIs refuse it, and take " +
 					"`token`. The provider cannot tell when it changes: change `token_wo_version` with it to write the new token.",
 				Validators: []validator.String{nonEmptyCredential{}, stringvalidator.ConflictsWith(path.MatchRoot("token"))},
 			},

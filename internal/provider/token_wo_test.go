@@ -45,10 +45,23 @@ func cliVersion(t *testing.T, cli string) (opentofu bool, major, minor int) {
 }
 
 // supportsWriteOnly reports whether the CLI takes write-only attributes:
-// Terraform 1.11 or later.
+// Terraform 1.11 or OpenTofu 1.11, or later.
 func supportsWriteOnly(t *testing.T, cli string) bool {
-	opentofu, major, minor := cliVersion(t, cli)
-	return !opentofu && (major > 1 || (major == 1 && minor >= 11))
+	_, major, minor := cliVersion(t, cli)
+	return major > 1 || (major == 1 && minor >= 11)
+}
+
+// writeOnlyCLIFor is the CLI that runs a write-only test: the one under
+// test when it takes write-only attributes, else writeOnlyCLI when the
+// machine has it, else empty.
+func writeOnlyCLIFor(t *testing.T) string {
+	if cli := os.Getenv("TF_ACC_TERRAFORM_PATH"); cli != "" && supportsWriteOnly(t, cli) {
+		return cli
+	}
+	if _, err := os.Stat(writeOnlyCLI); err == nil && supportsWriteOnly(t, writeOnlyCLI) {
+		return writeOnlyCLI
+	}
+	return ""
 }
 
 // tokenWOConfig registers berlin with a write-only token.
@@ -74,13 +87,11 @@ output "ready" {
 // Secret and never the state; token_wo_version makes a new token written.
 func TestAccFederationCluster_tokenWriteOnly(t *testing.T) {
 	lab := acctest.Lab(t)
-	if _, err := os.Stat(writeOnlyCLI); err != nil {
-		t.Skipf("write-only attributes need Terraform 1.11 or later, and %s is not there", writeOnlyCLI)
+	cli := writeOnlyCLIFor(t)
+	if cli == "" {
+		t.Skipf("write-only attributes need Terraform or OpenTofu 1.11 or later: neither the CLI under test nor %s is", writeOnlyCLI)
 	}
-	if !supportsWriteOnly(t, writeOnlyCLI) {
-		t.Skipf("write-only attributes need Terraform 1.11 or later, and %s is older", writeOnlyCLI)
-	}
-	t.Setenv("TF_ACC_TERRAFORM_PATH", writeOnlyCLI)
+	t.Setenv("TF_ACC_TERRAFORM_PATH", cli)
 	ws := acctest.NewWorkspace(t)
 	host := newHostClients(t)
 	const name = "wo-berlin"
