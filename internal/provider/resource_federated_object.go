@@ -253,9 +253,7 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 	if r.write(ctx, &plan, nil, plan.Timeouts.Create, &resp.Diagnostics) {
 		resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
 	}
-	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
 
 func (r *federatedObjectResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -269,9 +267,7 @@ func (r *federatedObjectResource) Update(ctx context.Context, req resource.Updat
 		plan = prior
 	}
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
-	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
 
 // write is the body Create and Update share: it applies the plan within
@@ -308,7 +304,9 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
 	// The first half of a replacement leaves the object where the second
 	// half re-applies it, and the host's record for it to take over.
-	staying, replaced := replacedBy(ctx, req.Private, state.ID.ValueString())
+	note, diags := replacementNote.Load(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	staying, replaced := note.stayingFor(state.ID.ValueString())
 	if replaced {
 		tflog.Info(ctx, "replacing the federated object in place: removing it only from the clusters that leave the placement",
 			map[string]any{"id": state.ID.ValueString(), "staying": staying})

@@ -166,8 +166,8 @@ func (r *federatedTypeResource) ModifyPlan(ctx context.Context, req resource.Mod
 	ft := registry.NewFederatedType(target, plan.Propagation.ValueString(), plan.StatusCollection.ValueString())
 	setTypeComputed(&plan, ft)
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, typeKey(ft.Name()))...)
-	} else if r.data.checkedAtPlan(true) && !plannedFromState(ctx, req.Private, typeKey(ft.Name())) {
+		resp.Diagnostics.Append(plannedFromStateNote.Save(ctx, resp.Private, typeKey(ft.Name()))...)
+	} else if r.data.checkedAtPlan(true) && !noteHolds(ctx, req.Private, plannedFromStateNote, typeKey(ft.Name()), &resp.Diagnostics) {
 		r.refuseExisting(ctx, ft.Name(), &resp.Diagnostics)
 	}
 	// Objects planned after this type see it as planned, so that one run can
@@ -186,7 +186,7 @@ func (r *federatedTypeResource) Create(ctx context.Context, req resource.CreateR
 	if r.write(ctx, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 }
 
 func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -195,7 +195,7 @@ func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateR
 	if r.write(ctx, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 }
 
 func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

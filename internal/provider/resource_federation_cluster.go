@@ -226,7 +226,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	if !req.State.Raw.IsNull() {
 		prior = &federationClusterModel{}
 		resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, prior)...)
-		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, clusterKey(prior.Name.ValueString()))...)
+		resp.Diagnostics.Append(plannedFromStateNote.Save(ctx, resp.Private, clusterKey(prior.Name.ValueString()))...)
 	}
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
@@ -281,7 +281,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	}
 	if prior == nil && !plan.Name.IsUnknown() {
 		name := plan.Name.ValueString()
-		if r.data.checkedAtPlan(true) && !plannedFromState(ctx, req.Private, clusterKey(name)) {
+		if r.data.checkedAtPlan(true) && !noteHolds(ctx, req.Private, plannedFromStateNote, clusterKey(name), &resp.Diagnostics) {
 			r.refuseExisting(ctx, name, &resp.Diagnostics)
 		}
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
@@ -347,11 +347,11 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		name := plan.Name.ValueString()
 		refuse := func(ctx context.Context, diags *diag.Diagnostics) { r.refuseExisting(ctx, name, diags) }
 		r.write(ctx, &plan, registration{creating: true, token: token, check: refuse}, &resp.Diagnostics)
-		resp.Diagnostics.Append(noteTokenWriteOnly(ctx, resp.Private, writeOnly)...)
+		resp.Diagnostics.Append(tokenWriteOnlyNote.Save(ctx, resp.Private, writeOnly)...)
 	} else if r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics); !resp.Diagnostics.HasError() {
 		r.createJoined(ctx, &plan, &resp.Diagnostics)
 	}
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -376,8 +376,8 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 		}
 	}
 	r.write(ctx, &plan, registration{token: token, joined: joined}, &resp.Diagnostics)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
-	resp.Diagnostics.Append(noteTokenWriteOnly(ctx, resp.Private, writeOnly)...)
+	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
+	resp.Diagnostics.Append(tokenWriteOnlyNote.Save(ctx, resp.Private, writeOnly)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -426,7 +426,10 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 		return
 	}
 	name := state.Name.ValueString()
-	r.probeAsRecorded(ctx, &state, req.Private)
+	// A token given as token_wo stays out of the state here too, as apply
+	// left it out.
+	tokenWriteOnly := noteHolds(ctx, req.Private, tokenWriteOnlyNote, true, &resp.Diagnostics)
+	r.probeAsRecorded(ctx, &state, tokenWriteOnly)
 	r.data.probeMembersOnce(ctx)
 	cluster, err := r.recordedCluster(ctx, reg, name)
 	if errors.Is(err, registry.ErrNotFound) {
@@ -446,7 +449,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	// state, as it stays out of the configuration; so does a token given as
 	// token_wo.
 	if state.Join.IsNull() {
-		if !tokenIsWriteOnly(ctx, req.Private) {
+		if !tokenWriteOnly {
 			state.Token = optionalString(state.Token, cluster.Connection.Token)
 		}
 		state.ClientCertificate = optionalString(state.ClientCertificate, string(cluster.Connection.ClientCertificate))
@@ -484,8 +487,8 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 // the registration, the host holds that same connection, and the probe
 // through it is this one. A cluster whose token the state does not hold
 // (joined, or given write-only) is probed once the host has answered.
-func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, private privateData) {
-	if !state.Join.IsNull() || tokenIsWriteOnly(ctx, private) || state.APIEndpoint.ValueString() == "" {
+func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, tokenWriteOnly bool) {
+	if !state.Join.IsNull() || tokenWriteOnly || state.APIEndpoint.ValueString() == "" {
 		return
 	}
 	var diags diag.Diagnostics
@@ -585,24 +588,6 @@ func givenToken(ctx context.Context, plan *federationClusterModel, config tfsdk.
 	var wo types.String
 	diags.Append(config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
 	return wo.ValueString(), !wo.IsNull()
-}
-
-// tokenWriteOnlyKey marks, in the private state, a cluster whose token the
-// configuration gives as token_wo: refresh then keeps the host's token out
-// of the state, as apply does.
-const tokenWriteOnlyKey = "token_wo"
-
-func noteTokenWriteOnly(ctx context.Context, private privateData, writeOnly bool) diag.Diagnostics {
-	var value []byte
-	if writeOnly {
-		value = []byte("true")
-	}
-	return private.SetKey(ctx, tokenWriteOnlyKey, value)
-}
-
-func tokenIsWriteOnly(ctx context.Context, private privateData) bool {
-	raw, diags := private.GetKey(ctx, tokenWriteOnlyKey)
-	return !diags.HasError() && string(raw) == "true"
 }
 
 // registration is how write registers a cluster: as a create or an

@@ -264,8 +264,8 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 		key := preferenceKey(plan.ID.ValueString())
 		if !req.State.Raw.IsNull() {
-			resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, key)...)
-		} else if r.data.checkedAtPlan(true) && !plannedFromState(ctx, req.Private, key) {
+			resp.Diagnostics.Append(plannedFromStateNote.Save(ctx, resp.Private, key)...)
+		} else if r.data.checkedAtPlan(true) && !noteHolds(ctx, req.Private, plannedFromStateNote, key, &resp.Diagnostics) {
 			r.refuseExisting(ctx, plan.Namespace.ValueString(), plan.Name.ValueString(), &resp.Diagnostics)
 		}
 	}
@@ -287,7 +287,7 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		return
 	}
 
-	split, warnings, err := r.split(ctx, &plan, in, capInputs, readNotes(ctx, req.Private))
+	split, warnings, err := r.split(ctx, &plan, in, capInputs, readNotes(ctx, req.Private, &resp.Diagnostics))
 	var inputErr *scheduling.InputError
 	if errors.As(err, &inputErr) {
 		addPlannerError(&resp.Diagnostics, err)
@@ -326,16 +326,12 @@ func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req re
 		return
 	}
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetCapacity(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote, capacityAtReadNote, plannedFromStateNote)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetCapacity(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote, capacityAtReadNote, plannedFromStateNote)...)
 }
 
 // save writes what the plan says, split included, and records it as state:
@@ -383,7 +379,7 @@ func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req reso
 	state.defaultCapacityOptions()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if snapshot, err := r.data.snapshot(ctx); err == nil {
-		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.Names())...)
+		resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, resp.Private, snapshot.Names())...)
 	}
 	resp.Diagnostics.Append(r.noteCapacityAtRead(ctx, &state, resp.Private)...)
 }
