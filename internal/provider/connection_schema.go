@@ -101,24 +101,24 @@ func connectionSettings() []connectionSetting {
 			host: settingUse{description: "URL of the host cluster's API server, e.g. `https://127.0.0.1:6443`. Overrides the kubeconfig. " +
 				"Can be set with KUBE_HOST."},
 			member: settingUse{description: "URL of the member's API server. Overrides the kubeconfig.",
-				validators: []validator.String{httpURLValidator{}}}},
+				validators: []validator.String{httpURLValidator}}},
 		{name: "token", kind: stringSetting,
 			host: settingUse{description: "Bearer token for the host cluster. Can be set with KUBE_TOKEN.", sensitive: true},
 			member: settingUse{description: "Bearer token of an admin of the member.", sensitive: true,
-				validators: []validator.String{nonEmptyCredential{}}}},
+				validators: []validator.String{nonEmptyCredential}}},
 		{name: "cluster_ca_certificate", kind: stringSetting,
 			host: settingUse{description: "PEM-encoded CA certificate that signed the host API server's certificate. " +
 				"Can be set with KUBE_CLUSTER_CA_CERT_DATA."},
 			member: settingUse{description: "PEM-encoded CA certificate that signed the member API server's certificate.",
-				validators: []validator.String{pemCertificateValidator{}}}},
+				validators: []validator.String{pemCertificateValidator}}},
 		{name: "client_certificate", kind: stringSetting,
 			host: settingUse{description: "PEM-encoded client certificate for TLS client authentication. Can be set with KUBE_CLIENT_CERT_DATA."},
 			member: settingUse{description: "PEM-encoded client certificate of an admin of the member.",
-				validators: []validator.String{pemCertificateValidator{}}}},
+				validators: []validator.String{pemCertificateValidator}}},
 		{name: "client_key", kind: stringSetting,
 			host: settingUse{description: "PEM-encoded private key of client_certificate. Can be set with KUBE_CLIENT_KEY_DATA.", sensitive: true},
 			member: settingUse{description: "PEM-encoded private key of client_certificate.", sensitive: true,
-				validators: []validator.String{nonEmptyCredential{}}}},
+				validators: []validator.String{nonEmptyCredential}}},
 		{name: "insecure", kind: boolSetting,
 			host: settingUse{description: "Skip TLS verification of the host API server. Defaults to false; setting it true gives a warning. " +
 				"Can be set with KUBE_INSECURE."},
@@ -130,7 +130,7 @@ func connectionSettings() []connectionSetting {
 		{name: "proxy_url", kind: stringSetting,
 			host: settingUse{description: "URL of a proxy for requests to the host cluster. Can be set with KUBE_PROXY_URL."},
 			member: settingUse{description: "URL of a proxy for the join's requests to the member.",
-				validators: []validator.String{httpURLValidator{}}}},
+				validators: []validator.String{httpURLValidator}}},
 	}
 }
 

@@ -79,7 +79,7 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"federation_namespace": schema.StringAttribute{
 				Optional:    true,
 				Description: "Namespace of the host cluster that holds the federation's registry and type configurations. Defaults to `" + DefaultFederationNamespace + "`, KubeFed's.",
-				Validators:  []validator.String{dnsLabelValidator{}},
+				Validators:  []validator.String{dnsLabelValidator},
 			},
 			"field_manager": schema.StringAttribute{
 				Optional:    true,
@@ -95,7 +95,7 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:    true,
 				CustomType:  timetypes.GoDurationType{},
 				Description: "Timeout of each request to a cluster, as a Go duration such as `30s` or `1m`. Defaults to `30s`.",
-				Validators:  []validator.String{positiveDuration{}},
+				Validators:  []validator.String{positiveDuration},
 			},
 			"qps": schema.Int64Attribute{
 				Optional: true,
@@ -220,22 +220,4 @@ func int64Or(v types.Int64, fallback int64) int64 {
 		return fallback
 	}
 	return v.ValueInt64()
-}
-
-// positiveDuration refuses a duration of zero or less, which would end
-// every request before it starts. The type checks the syntax.
-type positiveDuration struct{}
-
-func (positiveDuration) Description(context.Context) string { return "a positive Go duration" }
-
-func (v positiveDuration) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (positiveDuration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err == nil && d <= 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
-			fmt.Sprintf("%q is not a positive duration; write it like \"30s\" or \"2m\".", req.ConfigValue.ValueString()))
-	}
 }

@@ -239,10 +239,10 @@ func TestRequestTimeoutIsCheckedAtValidate(t *testing.T) {
 	if !resp.Diagnostics.HasError() {
 		t.Error(`"soon" must be refused at validate`)
 	}
-	if got := stringError(t, positiveDuration{}, types.StringValue("-1s")); !strings.Contains(got, `"-1s" is not a positive duration`) {
+	if got := stringError(t, positiveDuration, types.StringValue("-1s")); !strings.Contains(got, `"-1s" is not a positive duration`) {
 		t.Errorf("negative timeout: %q", got)
 	}
-	if got := stringError(t, positiveDuration{}, types.StringValue("30s")); got != "" {
+	if got := stringError(t, positiveDuration, types.StringValue("30s")); got != "" {
 		t.Errorf("30s refused: %q", got)
 	}
 }

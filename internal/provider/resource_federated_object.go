@@ -129,7 +129,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 						Optional:    true,
 						ElementType: types.StringType,
 						Description: "Names of registered clusters.",
-						Validators:  []validator.List{listElements(dnsLabelValidator{})},
+						Validators:  []validator.List{listElements(dnsLabelValidator)},
 					},
 					"cluster_selector": clusterSelectorAttribute("Used when `clusters` is not set."),
 				},
@@ -149,7 +149,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 							"op": schema.StringAttribute{Optional: true, Description: "`add`, `replace` (the default) or `remove`.",
 								Validators: []validator.String{stringvalidator.OneOf("add", "replace", "remove")}},
 							"path": schema.StringAttribute{Required: true, Description: "JSON pointer, e.g. `/spec/replicas`.",
-								Validators: []validator.String{jsonPointerValidator{}}},
+								Validators: []validator.String{jsonPointerValidator}},
 							"value": schema.StringAttribute{Optional: true, CustomType: jsontypes.NormalizedType{},
 								Description: "The value as JSON text, e.g. `jsonencode(5)`; unset for `remove`."},
 						}},
@@ -196,7 +196,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				Description: "Field paths the provider neither applies nor compares, for fields other tools own on the members, " +
 					"such as `metadata.annotations[\"sidecar.istio.io/status\"]` or `spec.template.spec.containers[0].resources`. " +
 					"They are left out of `rendered`.",
-				Validators: []validator.List{listElements(fieldPathValidator{})},
+				Validators: []validator.List{listElements(fieldPathValidator)},
 			},
 			"wait":             waitAttribute(),
 			"rollout_strategy": rolloutStrategyAttribute(),

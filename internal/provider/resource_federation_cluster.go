@@ -101,26 +101,26 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 			"name": schema.StringAttribute{
 				Required:      true,
 				Description:   "Name of the cluster in the federation (a DNS-1123 label): the name of its KubeFedCluster, used by placements and overrides. Changing it replaces the resource.",
-				Validators:    []validator.String{dnsLabelValidator{}},
+				Validators:    []validator.String{dnsLabelValidator},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"api_endpoint": schema.StringAttribute{
 				Optional:    true,
 				Computed:    true,
 				Description: "URL of the cluster's API server, http or https (`spec.apiEndpoint`). Required without `join`; with it, defaults to the server of the join connection.",
-				Validators:  []validator.String{httpURLValidator{}},
+				Validators:  []validator.String{httpURLValidator},
 			},
 			"ca_bundle": schema.StringAttribute{
 				Optional:    true,
 				Computed:    true,
 				Description: "PEM of the CA certificates that sign the cluster's serving certificate (`spec.caBundle`). Without it, the system's roots are used; with `join`, it defaults to the CA of the join connection.",
-				Validators:  []validator.String{pemCertificateValidator{}},
+				Validators:  []validator.String{pemCertificateValidator},
 			},
 			"token": schema.StringAttribute{
 				Optional:    true,
 				Sensitive:   true,
 				Description: "Bearer token of the identity the federation uses on the cluster, stored under the key `token` of the credential Secret, as KubeFed expects. Exclusive with `client_certificate` and `client_key`, and not set with `join`, which creates the identity and its token.",
-				Validators:  []validator.String{nonEmptyCredential{}},
+				Validators:  []validator.String{nonEmptyCredential},
 			},
 			"token_wo": schema.StringAttribute{
 				Optional:  true,
@@ -129,7 +129,7 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Description: "The same bearer token as `token`, write-only: it goes to the credential Secret in the host and never " +
 					"into the plan or the state. Terraform 1.11 or later only; older CLIs, and OpenTofu 1.10, refuse it, and take " +
 					"`token`. The provider cannot tell when it changes: change `token_wo_version` with it to write the new token.",
-				Validators: []validator.String{nonEmptyCredential{}, stringvalidator.ConflictsWith(path.MatchRoot("token"))},
+				Validators: []validator.String{nonEmptyCredential, stringvalidator.ConflictsWith(path.MatchRoot("token"))},
 			},
 			"token_wo_version": schema.Int64Attribute{
 				Optional: true,
@@ -141,13 +141,13 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Optional:    true,
 				Sensitive:   true,
 				Description: "PEM client certificate the federation authenticates with, stored under `tls.crt` of the credential Secret. Requires `client_key`; exclusive with `token`.",
-				Validators:  []validator.String{pemCertificateValidator{}},
+				Validators:  []validator.String{pemCertificateValidator},
 			},
 			"client_key": schema.StringAttribute{
 				Optional:    true,
 				Sensitive:   true,
 				Description: "PEM private key of `client_certificate`, stored under `tls.key` of the credential Secret.",
-				Validators:  []validator.String{nonEmptyCredential{}},
+				Validators:  []validator.String{nonEmptyCredential},
 			},
 			"labels": schema.MapAttribute{
 				Optional:    true,
@@ -161,13 +161,13 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Description: "TLS checks to skip when talking to the cluster (`spec.disabledTLSValidations`): `\"SubjectName\"`, `\"ValidityPeriod\"`, or `\"*\"` alone for all of them.",
 				Validators: []validator.List{
 					tlsValidationListValidator{},
-					listElements(tlsValidationValidator{}),
+					listElements(tlsValidationValidator),
 				},
 			},
 			"proxy_url": schema.StringAttribute{
 				Optional:    true,
 				Description: "URL of a proxy through which the cluster is reached (`spec.proxyURL`).",
-				Validators:  []validator.String{httpURLValidator{}},
+				Validators:  []validator.String{httpURLValidator},
 			},
 			"require_ready": schema.BoolAttribute{
 				Optional:    true,

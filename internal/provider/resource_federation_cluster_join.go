@@ -67,7 +67,7 @@ func joinSchema() schema.SingleNestedAttribute {
 				Description: "Name of the host in the names of what join creates on the member, as kubefedctl's `--host-cluster-name`. " +
 					"Defaults to the provider's `config_context`, else the host name of the host's API server, made a DNS-1123 label; " +
 					"the default is taken once, when the cluster joins.",
-				Validators: []validator.String{dnsLabelValidator{}},
+				Validators: []validator.String{dnsLabelValidator},
 			},
 			"federated_types": schema.SetAttribute{
 				Optional:    true,

@@ -139,7 +139,7 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				Required:      true,
 				Description:   "Namespace of the federated object whose replicas this schedules. Changing it replaces the resource.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{dnsLabelValidator{}},
+				Validators:    []validator.String{dnsLabelValidator},
 			},
 			"name": schema.StringAttribute{
 				Required:      true,
@@ -159,7 +159,7 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				Computed:    true,
 				Default:     stringdefault.StaticString(federation.DefaultReplicasPath),
 				Description: "JSON pointer to the replica count in the target object, read for the current counts. Defaults to `/spec/replicas`.",
-				Validators:  []validator.String{jsonPointerValidator{}},
+				Validators:  []validator.String{jsonPointerValidator},
 			},
 			"total_replicas": schema.Int64Attribute{
 				Required:    true,
