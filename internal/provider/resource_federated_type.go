@@ -201,12 +201,8 @@ func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateR
 func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federatedTypeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the federated type from the host", err.Error())
+	reg := r.data.registryFor(ctx, "Cannot read the federated type from the host", &resp.Diagnostics)
+	if reg == nil {
 		return
 	}
 	ft, err := reg.GetType(ctx, state.ID.ValueString())
@@ -232,12 +228,8 @@ func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadReque
 func (r *federatedTypeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federatedTypeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot remove the federated type from the host", err.Error())
+	reg := r.data.registryFor(ctx, "Cannot remove the federated type from the host", &resp.Diagnostics)
+	if reg == nil {
 		return
 	}
 	if err := reg.DeleteType(ctx, typeFromModel(&state)); err != nil {

@@ -417,12 +417,8 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federationClusterModel
 	resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the cluster from the host", err.Error())
+	reg := r.data.registryFor(ctx, "Cannot read the cluster from the host", &resp.Diagnostics)
+	if reg == nil {
 		return
 	}
 	name := state.Name.ValueString()
@@ -530,12 +526,8 @@ func (r *federationClusterResource) recordedCluster(ctx context.Context, reg *re
 func (r *federationClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federationClusterModel
 	resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot remove the cluster from the host", err.Error())
+	reg := r.data.registryFor(ctx, "Cannot remove the cluster from the host", &resp.Diagnostics)
+	if reg == nil {
 		return
 	}
 	if !state.Join.IsNull() && !r.unjoinOnDelete(ctx, &state, &resp.Diagnostics) {
