@@ -14,18 +14,20 @@ import (
 // one through a resource's private state. Each fact is a note: one key, one
 // JSON value, written, read and forgotten only through privateNote.
 //
-// | key                | value (JSON)                     | written by                  | read by              | forgotten by                  | hand-over  |
-// |--------------------|----------------------------------|-----------------------------|----------------------|-------------------------------|------------|
-// | registered_at_read | array of the registered clusters | Read of object, preference  | ModifyPlan           | Create, Update                | read→plan  |
-// | capacity_at_read   | capacityNote                     | Read of preference ("auto") | ModifyPlan           | Create, Update, Read (no auto)| read→plan  |
-// | planned_from_state | string: the resource's run key   | ModifyPlan from prior state | ModifyPlan of create | Create, Update                | plan→plan  |
-// | replacement        | replacement                      | ModifyPlan of create        | Delete               | Create, Update                | plan→apply |
-// | token_wo           | boolean                          | Create (no join), Update    | Read                 | none: each apply rewrites it  | apply→read |
+// | key                | value (JSON)                     | written by                    | read by                | forgotten by                 | hand-over  |
+// |--------------------|----------------------------------|-------------------------------|------------------------|------------------------------|------------|
+// | registered_at_read | array of the registered clusters | Read of object, preference    | ModifyPlan             | Create, Update               | read→plan  |
+// | capacity_at_read   | capacityNote                     | Read of preference (auto)     | ModifyPlan             | Create, Update; other Reads  | read→plan  |
+// | planned_from_state | string: the resource's run key   | ModifyPlan from a prior state | ModifyPlan of a create | Create, Update               | plan→plan  |
+// | replacement        | replacement                      | ModifyPlan of a create        | Delete                 | Create, Update               | plan→apply |
+// | token_wo           | boolean                          | Create without join, Update   | Read                   | none: each apply rewrites it | apply→read |
 //
 // The resources: object is kubefed_federated_object, preference
 // kubefed_replica_scheduling_preference; planned_from_state is noted by those
 // two, kubefed_federated_type and kubefed_federation_cluster; token_wo by
 // kubefed_federation_cluster alone. Each reads and forgets its own notes.
+// capacity_at_read is recorded by a Read with capacity = "auto" that can
+// estimate; any other Read of the preference forgets it.
 //
 // The hand-overs, as Terraform makes them:
 //   - read→plan: refresh's private data goes into the refreshed state, which

@@ -11,10 +11,10 @@ import (
 // Terraform would reject the apply as inconsistent.
 //
 // So refresh notes, in the resource's private data, the clusters registered
-// when it read the resource (registeredAtReadNote); Terraform hands that note
-// to both plans. A plan leaves out any cluster registered after that read,
-// unless this run registers it itself, and says so in a warning: the apply
-// does what the plan showed, and the next plan takes the cluster in.
+// when it read the resource; Terraform hands that note to both plans. A plan
+// leaves out any cluster registered after that read, unless this run
+// registers it itself, and says so in a warning: the apply does what the
+// plan showed, and the next plan takes the cluster in.
 // Create and update drop the note, so that a plan made without refresh
 // places on every registered cluster.
 
