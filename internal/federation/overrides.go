@@ -276,12 +276,6 @@ func resolve(doc any, tokens []string) (any, bool) {
 	return doc, true
 }
 
-func rawString(s string) *json.RawMessage {
-	b, _ := json.Marshal(s)
-	raw := json.RawMessage(b)
-	return &raw
-}
-
 // clip shortens a value quoted in an error message, so that a pasted
 // document does not drown the message.
 func clip(s string) string {

@@ -262,51 +262,6 @@ func hasContent(doc []byte) bool {
 	return false
 }
 
-// decodeJSON decodes one JSON value with canonical numbers.
-func decodeJSON(data []byte) (any, error) {
-	v, err := decodeJSONAsIs(data)
-	if err != nil {
-		return nil, err
-	}
-	return canonicalNumbers(v)
-}
-
-// decodeJSONAsIs decodes one JSON value keeping each number's spelling. It
-// reads the template as written, whose numbers the host copy keeps, and
-// documents built only from canonical parts, such as a rendered object: the
-// template and override values are canonicalised once, up front, and the
-// patch library copies them verbatim.
-func decodeJSONAsIs(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("unexpected data after the JSON value")
-	}
-	return v, nil
-}
-
-func describe(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 func kindOr(kind string) string {
 	if kind == "" {
 		return "the type"

@@ -49,30 +49,10 @@ func (d *providerData) checkedAtPlan(identityKnown bool) bool {
 // Terraform plans a replacement (a change that requires it, or -replace)
 // twice: with the prior state, then as a create, handing the second plan
 // the private data the first one produced. So every plan from a prior state
-// notes what it planned, and a create that finds the note for its own
-// object is the create half of a replacement: what it finds in the host is
-// its own. (A tainted object is planned as a plain create, without the
+// notes what it planned (plannedFromStateNote), and a create that finds the
+// note for its own object is the create half of a replacement: what it
+// finds in the host is its own. (A tainted object is planned as a plain create, without the
 // note; its host object carries the incomplete-create mark instead.)
-
-// plannedFromStateKey is the private-data key of the note.
-const plannedFromStateKey = "planned_from_state"
-
-// notePlannedFromState records, in a plan from a prior state, the object
-// planned.
-func notePlannedFromState(ctx context.Context, private privateData, key string) diag.Diagnostics {
-	return private.SetKey(ctx, plannedFromStateKey, []byte(`"`+key+`"`))
-}
-
-// plannedFromState reports whether the note names the object.
-func plannedFromState(ctx context.Context, private privateData, key string) bool {
-	raw, diags := private.GetKey(ctx, plannedFromStateKey)
-	return !diags.HasError() && string(raw) == `"`+key+`"`
-}
-
-// forgetPlannedFromState keeps the note out of the state.
-func forgetPlannedFromState(ctx context.Context, private privateData) diag.Diagnostics {
-	return private.SetKey(ctx, plannedFromStateKey, nil)
-}
 
 // claimCreate fails the create of an object another resource of this run
 // creates too.

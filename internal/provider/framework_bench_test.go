@@ -158,7 +158,7 @@ func BenchmarkFrameworkPerObject(b *testing.B) {
 func readThroughModel(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, private fastpath.Private) {
 	var state federatedObjectModel
 	resp.Diagnostics.Append(objectModels.fromState(ctx, req.State, &state)...)
-	resp.Diagnostics.Append(noteSeen(ctx, private, []string{"a", "b", "c"})...)
+	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, private, []string{"a", "b", "c"})...)
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &state)...)
 }
 

@@ -24,20 +24,10 @@ import (
 // providerModel is the provider block. Connection attribute names and their
 // environment variables are those of the hashicorp/kubernetes provider.
 type providerModel struct {
-	ConfigPath            types.String `tfsdk:"config_path"`
+	connectionModel
 	ConfigPaths           types.List   `tfsdk:"config_paths"`
-	ConfigContext         types.String `tfsdk:"config_context"`
 	ConfigContextAuthInfo types.String `tfsdk:"config_context_auth_info"`
 	ConfigContextCluster  types.String `tfsdk:"config_context_cluster"`
-	Host                  types.String `tfsdk:"host"`
-	Token                 types.String `tfsdk:"token"`
-	ClusterCACertificate  types.String `tfsdk:"cluster_ca_certificate"`
-	ClientCertificate     types.String `tfsdk:"client_certificate"`
-	ClientKey             types.String `tfsdk:"client_key"`
-	Insecure              types.Bool   `tfsdk:"insecure"`
-	TLSServerName         types.String `tfsdk:"tls_server_name"`
-	ProxyURL              types.String `tfsdk:"proxy_url"`
-	Exec                  *execModel   `tfsdk:"exec"`
 
 	FederationNamespace types.String         `tfsdk:"federation_namespace"`
 	FieldManager        types.String         `tfsdk:"field_manager"`
@@ -46,13 +36,6 @@ type providerModel struct {
 	QPS                 types.Int64          `tfsdk:"qps"`
 	Burst               types.Int64          `tfsdk:"burst"`
 	PlanValidation      types.String         `tfsdk:"plan_validation"`
-}
-
-type execModel struct {
-	APIVersion types.String `tfsdk:"api_version"`
-	Command    types.String `tfsdk:"command"`
-	Args       types.List   `tfsdk:"args"`
-	Env        types.Map    `tfsdk:"env"`
 }
 
 // settings is the provider configuration resolved to plain values.
@@ -78,21 +61,12 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 		Description: "Federates Kubernetes objects across member clusters, KubeFed style, computing at plan time " +
 			"what each cluster receives. The connection settings point at the host cluster, which stores the federation's " +
 			"registry, type configurations, federated objects and replica scheduling preferences.",
-		Attributes: map[string]schema.Attribute{
-			"config_path": schema.StringAttribute{
-				Optional:    true,
-				Description: "Path to a kubeconfig file for the host cluster. Can be set with KUBE_CONFIG_PATH.",
-				Validators:  []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("config_paths"))},
-			},
+		Attributes: withHostConnection(map[string]schema.Attribute{
 			"config_paths": schema.ListAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
 				Description: "Paths to kubeconfig files, merged as kubectl merges those of KUBECONFIG: the first file to define a name wins. " +
 					"Can be set with KUBE_CONFIG_PATHS, a list separated like KUBECONFIG (`:` on Unix).",
-			},
-			"config_context": schema.StringAttribute{
-				Optional:    true,
-				Description: "Context of the kubeconfig to use; its current context when unset. Can be set with KUBE_CTX.",
 			},
 			"config_context_auth_info": schema.StringAttribute{
 				Optional:    true,
@@ -102,44 +76,10 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:    true,
 				Description: "Cluster of the kubeconfig to use instead of the context's (kubectl's `--cluster`). Can be set with KUBE_CTX_CLUSTER.",
 			},
-			"host": schema.StringAttribute{
-				Optional:    true,
-				Description: "URL of the host cluster's API server, e.g. `https://127.0.0.1:6443`. Overrides the kubeconfig. Can be set with KUBE_HOST.",
-			},
-			"token": schema.StringAttribute{
-				Optional:    true,
-				Sensitive:   true,
-				Description: "Bearer token for the host cluster. Can be set with KUBE_TOKEN.",
-			},
-			"cluster_ca_certificate": schema.StringAttribute{
-				Optional:    true,
-				Description: "PEM-encoded CA certificate that signed the host API server's certificate. Can be set with KUBE_CLUSTER_CA_CERT_DATA.",
-			},
-			"client_certificate": schema.StringAttribute{
-				Optional:    true,
-				Description: "PEM-encoded client certificate for TLS client authentication. Can be set with KUBE_CLIENT_CERT_DATA.",
-			},
-			"client_key": schema.StringAttribute{
-				Optional:    true,
-				Sensitive:   true,
-				Description: "PEM-encoded private key of client_certificate. Can be set with KUBE_CLIENT_KEY_DATA.",
-			},
-			"insecure": schema.BoolAttribute{
-				Optional:    true,
-				Description: "Skip TLS verification of the host API server. Defaults to false; setting it true gives a warning. Can be set with KUBE_INSECURE.",
-			},
-			"tls_server_name": schema.StringAttribute{
-				Optional:    true,
-				Description: "Server name to verify the host API server's certificate against, when it differs from the host name. Can be set with KUBE_TLS_SERVER_NAME.",
-			},
-			"proxy_url": schema.StringAttribute{
-				Optional:    true,
-				Description: "URL of a proxy for requests to the host cluster. Can be set with KUBE_PROXY_URL.",
-			},
 			"federation_namespace": schema.StringAttribute{
 				Optional:    true,
 				Description: "Namespace of the host cluster that holds the federation's registry and type configurations. Defaults to `" + DefaultFederationNamespace + "`, KubeFed's.",
-				Validators:  []validator.String{dnsLabelValidator{}},
+				Validators:  []validator.String{dnsLabelValidator},
 			},
 			"field_manager": schema.StringAttribute{
 				Optional:    true,
@@ -155,7 +95,7 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:    true,
 				CustomType:  timetypes.GoDurationType{},
 				Description: "Timeout of each request to a cluster, as a Go duration such as `30s` or `1m`. Defaults to `30s`.",
-				Validators:  []validator.String{positiveDuration{}},
+				Validators:  []validator.String{positiveDuration},
 			},
 			"qps": schema.Int64Attribute{
 				Optional: true,
@@ -178,32 +118,8 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 					int64validator.AlsoRequires(path.MatchRoot("qps")),
 				},
 			},
-		},
-		Blocks: map[string]schema.Block{
-			"exec": schema.SingleNestedBlock{
-				Description: "A credential plugin that prints an ExecCredential for the host cluster, as in a kubeconfig's exec section (e.g. `aws eks get-token`).",
-				Attributes: map[string]schema.Attribute{
-					"api_version": schema.StringAttribute{
-						Optional:    true,
-						Description: "API version of the ExecCredential, e.g. `client.authentication.k8s.io/v1`.",
-					},
-					"command": schema.StringAttribute{
-						Optional:    true,
-						Description: "Command to run.",
-					},
-					"args": schema.ListAttribute{
-						Optional:    true,
-						ElementType: types.StringType,
-						Description: "Arguments of the command.",
-					},
-					"env": schema.MapAttribute{
-						Optional:    true,
-						ElementType: types.StringType,
-						Description: "Environment variables set for the command.",
-					},
-				},
-			},
-		},
+		}),
+		Blocks: map[string]schema.Block{"exec": hostExecBlock()},
 	}
 }
 
@@ -264,22 +180,13 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 	}
 	s.Connection.Timeout = s.RequestTimeout
 
-	if m.Exec != nil {
-		exec := &kube.ExecConfig{APIVersion: m.Exec.APIVersion.ValueString(), Command: m.Exec.Command.ValueString()}
-		if exec.Command == "" {
-			diags.AddAttributeError(path.Root("exec").AtName("command"), "Missing exec command",
-				"The exec block needs a command that prints an ExecCredential.")
-		}
-		if exec.APIVersion == "" {
-			exec.APIVersion = "client.authentication.k8s.io/v1"
-		}
-		diags.Append(m.Exec.Args.ElementsAs(context.Background(), &exec.Args, false)...)
-		diags.Append(m.Exec.Env.ElementsAs(context.Background(), &exec.Env, false)...)
-		s.Connection.Exec = exec
+	exec, execDiags := m.Exec.config(context.Background())
+	diags.Append(execDiags...)
+	if exec != nil && exec.Command == "" {
+		diags.AddAttributeError(path.Root("exec").AtName("command"), "Missing exec command",
+			"The exec block needs a command that prints an ExecCredential.")
 	}
-	if diags.HasError() {
-		return s, diags
-	}
+	s.Connection.Exec = exec
 	return s, diags
 }
 
@@ -313,22 +220,4 @@ func int64Or(v types.Int64, fallback int64) int64 {
 		return fallback
 	}
 	return v.ValueInt64()
-}
-
-// positiveDuration refuses a duration of zero or less, which would end
-// every request before it starts. The type checks the syntax.
-type positiveDuration struct{}
-
-func (positiveDuration) Description(context.Context) string { return "a positive Go duration" }
-
-func (v positiveDuration) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (positiveDuration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err == nil && d <= 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
-			fmt.Sprintf("%q is not a positive duration; write it like \"30s\" or \"2m\".", req.ConfigValue.ValueString()))
-	}
 }

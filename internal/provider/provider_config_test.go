@@ -32,7 +32,7 @@ import (
 )
 
 func TestSettings_defaults(t *testing.T) {
-	s, diags := providerModel{Host: types.StringValue("https://h")}.settings()
+	s, diags := providerModel{connectionModel: connectionModel{Host: types.StringValue("https://h")}}.settings()
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -56,7 +56,7 @@ func TestSettings_rateLimit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, diags := providerModel{Host: types.StringValue("https://h"), QPS: tc.qps, Burst: tc.burst}.settings()
+			s, diags := providerModel{connectionModel: connectionModel{Host: types.StringValue("https://h")}, QPS: tc.qps, Burst: tc.burst}.settings()
 			if diags.HasError() {
 				t.Fatal(diags)
 			}
@@ -108,7 +108,7 @@ func TestSettings_environmentFallback(t *testing.T) {
 	t.Setenv("KUBE_HOST", "https://from-env")
 	t.Setenv("KUBE_TOKEN", "env-token")
 	t.Setenv("KUBE_INSECURE", "true")
-	s, diags := providerModel{Token: types.StringValue("attribute-token")}.settings()
+	s, diags := providerModel{connectionModel: connectionModel{Token: types.StringValue("attribute-token")}}.settings()
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -132,7 +132,7 @@ func TestSettings_kubeconfigPaths(t *testing.T) {
 		wantPath  string
 		wantPaths []string
 	}{
-		{"config_path over both variables", providerModel{ConfigPath: types.StringValue("/attr")},
+		{"config_path over both variables", providerModel{connectionModel: connectionModel{ConfigPath: types.StringValue("/attr")}},
 			map[string]string{"KUBE_CONFIG_PATH": "/env", "KUBE_CONFIG_PATHS": "/a:/b"}, "/attr", nil},
 		{"config_paths over both variables", providerModel{ConfigPaths: list("/x", "/y")},
 			map[string]string{"KUBE_CONFIG_PATH": "/env", "KUBE_CONFIG_PATHS": "/a:/b"}, "", []string{"/x", "/y"}},
@@ -179,10 +179,10 @@ func TestSettings_errors(t *testing.T) {
 		env   map[string]string
 		want  string
 	}{
-		{"bad insecure env", providerModel{Host: types.StringValue("h")}, map[string]string{"KUBE_INSECURE": "maybe"},
+		{"bad insecure env", providerModel{connectionModel: connectionModel{Host: types.StringValue("h")}}, map[string]string{"KUBE_INSECURE": "maybe"},
 			`KUBE_INSECURE: "maybe" is not a boolean`},
-		{"exec without command", providerModel{Host: types.StringValue("h"), Exec: &execModel{
-			Args: types.ListNull(types.StringType), Env: types.MapNull(types.StringType)}}, nil,
+		{"exec without command", providerModel{connectionModel: connectionModel{Host: types.StringValue("h"), Exec: &execModel{
+			Args: types.ListNull(types.StringType), Env: types.MapNull(types.StringType)}}}, nil,
 			"The exec block needs a command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,7 +206,7 @@ func TestSettings_errors(t *testing.T) {
 
 func TestSettings_unknownConnectionIsNotAnError(t *testing.T) {
 	for name, model := range map[string]providerModel{
-		"host":                     {Host: types.StringUnknown()},
+		"host":                     {connectionModel: connectionModel{Host: types.StringUnknown()}},
 		"config_paths":             {ConfigPaths: types.ListUnknown(types.StringType)},
 		"config_context_auth_info": {ConfigContextAuthInfo: types.StringUnknown()},
 		"config_context_cluster":   {ConfigContextCluster: types.StringUnknown()},
@@ -239,10 +239,10 @@ func TestRequestTimeoutIsCheckedAtValidate(t *testing.T) {
 	if !resp.Diagnostics.HasError() {
 		t.Error(`"soon" must be refused at validate`)
 	}
-	if got := stringError(t, positiveDuration{}, types.StringValue("-1s")); !strings.Contains(got, `"-1s" is not a positive duration`) {
+	if got := stringError(t, positiveDuration, types.StringValue("-1s")); !strings.Contains(got, `"-1s" is not a positive duration`) {
 		t.Errorf("negative timeout: %q", got)
 	}
-	if got := stringError(t, positiveDuration{}, types.StringValue("30s")); got != "" {
+	if got := stringError(t, positiveDuration, types.StringValue("30s")); got != "" {
 		t.Errorf("30s refused: %q", got)
 	}
 }

@@ -154,6 +154,21 @@ func (d *providerData) registry(ctx context.Context) (*registry.Registry, error)
 	return reg.WithReads(d.reads), nil
 }
 
+// registryFor is the host's registry for an operation whose diags hold no
+// error yet; nil when there is an error, or the host cannot be reached,
+// which it reports under summary.
+func (d *providerData) registryFor(ctx context.Context, summary string, diags *diag.Diagnostics) *registry.Registry {
+	if diags.HasError() {
+		return nil
+	}
+	reg, err := d.registry(ctx)
+	if err != nil {
+		diags.AddError(summary, err.Error())
+		return nil
+	}
+	return reg
+}
+
 // probeMembersOnce starts, the first time a cluster's refresh asks, the
 // probe of every member the host records as ready, in the background: the
 // refreshes then take their probes from one round, however few of them

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"k8s.io/client-go/rest"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
@@ -206,5 +207,32 @@ func TestProviderData_membersAreProbedAtTheFirstClusterRefreshNotOnConnecting(t 
 	}
 	if n := healthChecks.Load(); n != 1 {
 		t.Fatalf("%d health checks after two refreshes asked, want the one probe of the ready member they share", n)
+	}
+}
+
+func TestProviderData_registryFor(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		earlier     diag.Diagnostics
+		wantCalls   int
+		wantSummary string
+	}{
+		{name: "an earlier error: the host is not asked", earlier: diag.Diagnostics{diag.NewErrorDiagnostic("Bad state", "")},
+			wantSummary: "Bad state"},
+		{name: "an unreachable host is reported under the operation's summary", wantCalls: 1,
+			wantSummary: "Cannot read the cluster from the host"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			factory := &refusingFactory{}
+			data := newProviderData(settings{}, factory)
+			data.hostConfig = &rest.Config{Host: "https://host.example"}
+			diags := tc.earlier
+			if reg := data.registryFor(context.Background(), "Cannot read the cluster from the host", &diags); reg != nil {
+				t.Fatal("a registry without a host")
+			}
+			if factory.calls != tc.wantCalls || len(diags.Errors()) != 1 || diags.Errors()[0].Summary() != tc.wantSummary {
+				t.Errorf("%d calls, %v; want %d calls and one error %q", factory.calls, diags, tc.wantCalls, tc.wantSummary)
+			}
+		})
 	}
 }

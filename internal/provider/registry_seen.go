@@ -1,18 +1,8 @@
 package provider
 
 import (
-	"context"
-	"encoding/json"
-
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/fastpath"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
-
-// privateData is a resource's private state, as the framework passes it or
-// as the provider's protocol server (fastpath) does.
-type privateData = fastpath.Private
 
 // Terraform plans each resource twice: once for the plan the user sees, and
 // once more at apply, where the second plan must come out the same. A
@@ -28,41 +18,14 @@ type privateData = fastpath.Private
 // Create and update drop the note, so that a plan made without refresh
 // places on every registered cluster.
 
-// seenKey is the private-data key of the note.
-const seenKey = "registered_at_read"
-
-// noteSeen records the clusters registered when the resource was read.
-func noteSeen(ctx context.Context, private privateData, names []string) diag.Diagnostics {
+// seenSet is the set of clusters a registered-at-read note names, or nil
+// when there is no note.
+func seenSet(names *[]string) map[string]bool {
 	if names == nil {
-		names = []string{}
-	}
-	note, err := json.Marshal(names)
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Cannot record the registered clusters", err.Error())
-		return diags
-	}
-	return private.SetKey(ctx, seenKey, note)
-}
-
-// forgetSeen drops the note.
-func forgetSeen(ctx context.Context, private privateData) diag.Diagnostics {
-	return private.SetKey(ctx, seenKey, nil)
-}
-
-// seenAtRead returns the clusters registered when the resource was read, or
-// nil when there is no note.
-func seenAtRead(ctx context.Context, private privateData) map[string]bool {
-	raw, diags := private.GetKey(ctx, seenKey)
-	if diags.HasError() || len(raw) == 0 {
 		return nil
 	}
-	var names []string
-	if err := json.Unmarshal(raw, &names); err != nil {
-		return nil
-	}
-	seen := make(map[string]bool, len(names))
-	for _, n := range names {
+	seen := make(map[string]bool, len(*names))
+	for _, n := range *names {
 		seen[n] = true
 	}
 	return seen

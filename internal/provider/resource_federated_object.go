@@ -102,7 +102,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 						Optional:    true,
 						ElementType: types.StringType,
 						Description: "Names of registered clusters.",
-						Validators:  []validator.List{listElements(dnsLabelValidator{})},
+						Validators:  []validator.List{listElements(dnsLabelValidator)},
 					},
 					"cluster_selector": clusterSelectorAttribute("Used when `clusters` is not set."),
 				},
@@ -122,7 +122,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 							"op": schema.StringAttribute{Optional: true, Description: "`add`, `replace` (the default) or `remove`.",
 								Validators: []validator.String{stringvalidator.OneOf("add", "replace", "remove")}},
 							"path": schema.StringAttribute{Required: true, Description: "JSON pointer, e.g. `/spec/replicas`.",
-								Validators: []validator.String{jsonPointerValidator{}}},
+								Validators: []validator.String{jsonPointerValidator}},
 							"value": schema.StringAttribute{Optional: true, CustomType: jsontypes.NormalizedType{},
 								Description: "The value as JSON text, e.g. `jsonencode(5)`; unset for `remove`."},
 						}},
@@ -169,7 +169,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				Description: "Field paths the provider neither applies nor compares, for fields other tools own on the members, " +
 					"such as `metadata.annotations[\"sidecar.istio.io/status\"]` or `spec.template.spec.containers[0].resources`. " +
 					"They are left out of `rendered`.",
-				Validators: []validator.List{listElements(fieldPathValidator{})},
+				Validators: []validator.List{listElements(fieldPathValidator)},
 			},
 			"wait":             waitAttribute(),
 			"rollout_strategy": rolloutStrategyAttribute(),
@@ -226,9 +226,7 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 	if r.write(ctx, &plan, nil, plan.Timeouts.Create, &resp.Diagnostics) {
 		resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
 	}
-	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
 
 func (r *federatedObjectResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -242,9 +240,7 @@ func (r *federatedObjectResource) Update(ctx context.Context, req resource.Updat
 		plan = prior
 	}
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
-	resp.Diagnostics.Append(forgetReplacement(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
 
 // write is the body Create and Update share: it applies the plan within
@@ -281,7 +277,9 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
 	// The first half of a replacement leaves the object where the second
 	// half re-applies it, and the host's record for it to take over.
-	staying, replaced := replacedBy(ctx, req.Private, state.ID.ValueString())
+	note, diags := replacementNote.Load(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	staying, replaced := note.stayingFor(state.ID.ValueString())
 	if replaced {
 		tflog.Info(ctx, "replacing the federated object in place: removing it only from the clusters that leave the placement",
 			map[string]any{"id": state.ID.ValueString(), "staying": staying})

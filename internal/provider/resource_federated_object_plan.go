@@ -68,14 +68,17 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	if refuseSecretInClear(&resp.Diagnostics, &plan, in.ft.Name(), in.identity, in.overrides); resp.Diagnostics.HasError() {
 		return
 	}
-	in.seen = seenAtRead(ctx, private)
+	seen, diags := registeredAtReadNote.Load(ctx, private)
+	resp.Diagnostics.Append(diags...)
+	in.seen = seenSet(seen)
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
 		return
 	}
 	priorRendered := map[string]string{}
-	replacing := prior == nil && (plannedFromState(ctx, private, objectKey(in.id)) || r.data.run.Replacing(objectKey(in.id)))
+	replacing := prior == nil && (noteHolds(ctx, private, plannedFromStateNote, objectKey(in.id), &resp.Diagnostics) ||
+		r.data.run.Replacing(objectKey(in.id)))
 	// A create asks the host whether the object is recorded there while
 	// the members are asked whether they accept it: neither waits for the
 	// other, and the plan fails if either says no.
@@ -84,7 +87,7 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	defer func() { hostChecked.Wait(); resp.Diagnostics.Append(refused...) }()
 	if prior != nil {
 		priorRendered = mapStrings(prior.Rendered)
-		resp.Diagnostics.Append(notePlannedFromState(ctx, private, objectKey(prior.ID.ValueString()))...)
+		resp.Diagnostics.Append(plannedFromStateNote.Save(ctx, private, objectKey(prior.ID.ValueString()))...)
 	} else if !replacing {
 		hostChecked.Go(func() { r.refuseExisting(ctx, in, &refused) })
 	}
@@ -109,7 +112,7 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 		placementAtApply(ctx, &plan, in, out.fresh)
 	}
 	if prior == nil {
-		resp.Diagnostics.Append(noteReplacement(ctx, private, in.id, out.placed)...)
+		resp.Diagnostics.Append(replacementNote.Save(ctx, private, replacement{ID: in.id, Placed: out.placed})...)
 	}
 	resp.Diagnostics.Append(objectModels.toPlan(ctx, &resp.Plan, &plan)...)
 }

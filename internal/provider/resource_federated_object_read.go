@@ -72,7 +72,7 @@ func (r *federatedObjectResource) read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
-	resp.Diagnostics.Append(noteSeen(ctx, private, snapshot.RegisteredNames())...)
+	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, private, snapshot.RegisteredNames())...)
 	resp.Diagnostics.Append(refreshFromHost(ctx, &state, in, host)...)
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &state)...)
 }

@@ -1,12 +1,5 @@
 package provider
 
-import (
-	"context"
-	"encoding/json"
-
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-)
-
 // Replacing a federated object re-applies it over what the members hold
 // instead of deleting it everywhere first. Terraform replaces an object
 // whose create failed on some clusters (it marks it tainted), and on
@@ -22,43 +15,19 @@ import (
 // of a replacement: it removes the object only from the clusters that leave
 // the placement and keeps the host's record for the create to take over.
 
-// replacementKey is the private-data key of the note.
-const replacementKey = "replacement"
-
 // replacement is the note a create's plan leaves for the destroy half of a
-// replacement.
+// replacement (replacementNote).
 type replacement struct {
 	ID     string   `json:"id"`
 	Placed []string `json:"placed"`
 }
 
-// noteReplacement records, in the plan of a create, what the created object
-// will be.
-func noteReplacement(ctx context.Context, private privateData, id string, placed []string) diag.Diagnostics {
-	note, err := json.Marshal(replacement{ID: id, Placed: placed})
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Cannot plan the federated object", err.Error())
-		return diags
-	}
-	return private.SetKey(ctx, replacementKey, note)
-}
-
-// forgetReplacement keeps the note out of the state.
-func forgetReplacement(ctx context.Context, private privateData) diag.Diagnostics {
-	return private.SetKey(ctx, replacementKey, nil)
-}
-
-// replacedBy returns the clusters the object stays on when this delete is
-// the first half of its own replacement, and false for a plain delete.
-func replacedBy(ctx context.Context, private privateData, id string) ([]string, bool) {
-	raw, diags := private.GetKey(ctx, replacementKey)
-	if diags.HasError() || len(raw) == 0 {
+// stayingFor returns the clusters the object stays on when the delete of
+// object id is the first half of its own replacement, and false for a
+// plain delete (no note, or a note for another object).
+func (n *replacement) stayingFor(id string) ([]string, bool) {
+	if n == nil || n.ID != id {
 		return nil, false
 	}
-	var note replacement
-	if err := json.Unmarshal(raw, &note); err != nil || note.ID != id {
-		return nil, false
-	}
-	return note.Placed, true
+	return n.Placed, true
 }

@@ -1,30 +1,28 @@
 package provider
 
 import (
-	"context"
-	"reflect"
+	"slices"
 	"testing"
 )
 
 func TestReplacementNoteNamesTheObjectItReplaces(t *testing.T) {
-	ctx := context.Background()
-	private := fakePrivate{}
-	if diags := noteReplacement(ctx, private, "configmaps/web/c", []string{"sf", "berlin"}); diags.HasError() {
-		t.Fatal(diags)
-	}
-	staying, ok := replacedBy(ctx, private, "configmaps/web/c")
-	if !ok || !reflect.DeepEqual(staying, []string{"sf", "berlin"}) {
-		t.Errorf("same object: got %v, %v; want the planned clusters", staying, ok)
-	}
-	if _, ok := replacedBy(ctx, private, "configmaps/web/other"); ok {
-		t.Error("a note for another object turned a delete into a replacement")
-	}
-	forgetReplacement(ctx, private)
-	if _, ok := replacedBy(ctx, private, "configmaps/web/c"); ok {
-		t.Error("a forgotten note still counts")
-	}
-	private[replacementKey] = []byte(`"not an object"`)
-	if _, ok := replacedBy(ctx, private, "configmaps/web/c"); ok {
-		t.Error("a malformed note counts")
+	note := &replacement{ID: "configmaps/web/c", Placed: []string{"sf", "berlin"}}
+	for _, tc := range []struct {
+		name        string
+		note        *replacement
+		id          string
+		wantStaying []string
+		wantReplace bool
+	}{
+		{"the note of the object's own create", note, "configmaps/web/c", []string{"sf", "berlin"}, true},
+		{"a note for another object is a plain delete", note, "configmaps/web/other", nil, false},
+		{"no note is a plain delete", nil, "configmaps/web/c", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			staying, replaced := tc.note.stayingFor(tc.id)
+			if replaced != tc.wantReplace || !slices.Equal(staying, tc.wantStaying) {
+				t.Errorf("stayingFor(%q) = %v, %v; want %v, %v", tc.id, staying, replaced, tc.wantStaying, tc.wantReplace)
+			}
+		})
 	}
 }

@@ -91,7 +91,7 @@ func rolloutStrategyAttribute() schema.SingleNestedAttribute {
 				Description: "How many clusters may fail before apply stops. Defaults to 0.",
 				Validators:  []validator.Int64{int64validator.AtLeast(0)}},
 			"pause": schema.StringAttribute{Optional: true, CustomType: timetypes.GoDurationType{},
-				Description: "A soak time between stages, as a Go duration (`\"2m\"`).", Validators: []validator.String{positiveDuration{}}},
+				Description: "A soak time between stages, as a Go duration (`\"2m\"`).", Validators: []validator.String{positiveDuration}},
 		},
 	}
 }

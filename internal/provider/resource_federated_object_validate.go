@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
@@ -115,25 +114,13 @@ func validateTimeouts(ctx context.Context, v attr.Value, diags *diag.Diagnostics
 }
 
 // jsonPointerValidator accepts an RFC 6901 JSON pointer.
-type jsonPointerValidator struct{}
-
-func (jsonPointerValidator) Description(context.Context) string {
-	return "an RFC 6901 JSON pointer such as /spec/replicas"
-}
-
-func (v jsonPointerValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (jsonPointerValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := federation.ParsePointer(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON pointer",
-			fmt.Sprintf("%s: %v; write a JSON pointer such as \"/spec/replicas\" or \"/metadata/labels/tier\" (escape / in a key as ~1)", req.Path, err))
-	}
-}
+var jsonPointerValidator = stringCheck{describe: "an RFC 6901 JSON pointer such as /spec/replicas", summary: "Invalid JSON pointer",
+	check: func(value string) error {
+		if _, err := federation.ParsePointer(value); err != nil {
+			return fmt.Errorf("%v; write a JSON pointer such as \"/spec/replicas\" or \"/metadata/labels/tier\" (escape / in a key as ~1)", err)
+		}
+		return nil
+	}}
 
 // patchesWellFormed reports whether every patch passes the attributes' own
 // checks (operation, pointer, JSON value), which report those that do not.
@@ -155,21 +142,8 @@ func patchesWellFormed(rules []federation.OverrideRule) bool {
 }
 
 // fieldPathValidator accepts a field path as ignore_fields takes it.
-type fieldPathValidator struct{}
-
-func (fieldPathValidator) Description(context.Context) string {
-	return "a field path such as spec.replicas or metadata.annotations[\"example.com/x\"]"
-}
-
-func (v fieldPathValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (fieldPathValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := federation.ParseFieldPath(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid field path", fmt.Sprintf("%s: %v", req.Path, err))
-	}
-}
+var fieldPathValidator = stringCheck{describe: "a field path such as spec.replicas or metadata.annotations[\"example.com/x\"]",
+	summary: "Invalid field path", check: func(value string) error {
+		_, err := federation.ParseFieldPath(value)
+		return err
+	}}

@@ -166,8 +166,8 @@ func (r *federatedTypeResource) ModifyPlan(ctx context.Context, req resource.Mod
 	ft := registry.NewFederatedType(target, plan.Propagation.ValueString(), plan.StatusCollection.ValueString())
 	setTypeComputed(&plan, ft)
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, typeKey(ft.Name()))...)
-	} else if r.data.checkedAtPlan(true) && !plannedFromState(ctx, req.Private, typeKey(ft.Name())) {
+		resp.Diagnostics.Append(plannedFromStateNote.Save(ctx, resp.Private, typeKey(ft.Name()))...)
+	} else if r.data.checkedAtPlan(true) && !noteHolds(ctx, req.Private, plannedFromStateNote, typeKey(ft.Name()), &resp.Diagnostics) {
 		r.refuseExisting(ctx, ft.Name(), &resp.Diagnostics)
 	}
 	// Objects planned after this type see it as planned, so that one run can
@@ -186,7 +186,7 @@ func (r *federatedTypeResource) Create(ctx context.Context, req resource.CreateR
 	if r.write(ctx, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 }
 
 func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -195,18 +195,14 @@ func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateR
 	if r.write(ctx, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 }
 
 func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federatedTypeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the federated type from the host", err.Error())
+	reg := r.data.registryFor(ctx, "Cannot read the federated type from the host", &resp.Diagnostics)
+	if reg == nil {
 		return
 	}
 	ft, err := reg.GetType(ctx, state.ID.ValueString())
@@ -232,12 +228,8 @@ func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadReque
 func (r *federatedTypeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federatedTypeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot remove the federated type from the host", err.Error())
+	reg := r.data.registryFor(ctx, "Cannot remove the federated type from the host", &resp.Diagnostics)
+	if reg == nil {
 		return
 	}
 	if err := reg.DeleteType(ctx, typeFromModel(&state)); err != nil {

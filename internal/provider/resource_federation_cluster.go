@@ -102,26 +102,26 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 			"name": schema.StringAttribute{
 				Required:      true,
 				Description:   "Name of the cluster in the federation (a DNS-1123 label): the name of its KubeFedCluster, used by placements and overrides. Changing it replaces the resource.",
-				Validators:    []validator.String{dnsLabelValidator{}},
+				Validators:    []validator.String{dnsLabelValidator},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"api_endpoint": schema.StringAttribute{
 				Optional:    true,
 				Computed:    true,
 				Description: "URL of the cluster's API server, http or https (`spec.apiEndpoint`). Required without `join`; with it, defaults to the server of the join connection.",
-				Validators:  []validator.String{httpURLValidator{}},
+				Validators:  []validator.String{httpURLValidator},
 			},
 			"ca_bundle": schema.StringAttribute{
 				Optional:    true,
 				Computed:    true,
 				Description: "PEM of the CA certificates that sign the cluster's serving certificate (`spec.caBundle`). Without it, the system's roots are used; with `join`, it defaults to the CA of the join connection.",
-				Validators:  []validator.String{pemCertificateValidator{}},
+				Validators:  []validator.String{pemCertificateValidator},
 			},
 			"token": schema.StringAttribute{
 				Optional:    true,
 				Sensitive:   true,
 				Description: "Bearer token of the identity the federation uses on the cluster, stored under the key `token` of the credential Secret, as KubeFed expects. Exclusive with `client_certificate` and `client_key`, and not set with `join`, which creates the identity and its token.",
-				Validators:  []validator.String{nonEmptyCredential{}},
+				Validators:  []validator.String{nonEmptyCredential},
 			},
 			"token_wo": schema.StringAttribute{
 				Optional:  true,
@@ -130,7 +130,7 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Description: "The same bearer token as `token`, write-only: it goes to the credential Secret in the host and never " +
 					"into the plan or the state. Terraform 1.11 or OpenTofu 1.11, or later, only; older CLIs refuse it, and take " +
 					"`token`. The provider cannot tell when it changes: change `token_wo_version` with it to write the new token.",
-				Validators: []validator.String{nonEmptyCredential{}, stringvalidator.ConflictsWith(path.MatchRoot("token"))},
+				Validators: []validator.String{nonEmptyCredential, stringvalidator.ConflictsWith(path.MatchRoot("token"))},
 			},
 			"token_wo_version": schema.Int64Attribute{
 				Optional: true,
@@ -142,13 +142,13 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Optional:    true,
 				Sensitive:   true,
 				Description: "PEM client certificate the federation authenticates with, stored under `tls.crt` of the credential Secret. Requires `client_key`; exclusive with `token`.",
-				Validators:  []validator.String{pemCertificateValidator{}},
+				Validators:  []validator.String{pemCertificateValidator},
 			},
 			"client_key": schema.StringAttribute{
 				Optional:    true,
 				Sensitive:   true,
 				Description: "PEM private key of `client_certificate`, stored under `tls.key` of the credential Secret.",
-				Validators:  []validator.String{nonEmptyCredential{}},
+				Validators:  []validator.String{nonEmptyCredential},
 			},
 			"labels": schema.MapAttribute{
 				Optional:    true,
@@ -162,13 +162,13 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Description: "TLS checks to skip when talking to the cluster (`spec.disabledTLSValidations`): `\"SubjectName\"`, `\"ValidityPeriod\"`, or `\"*\"` alone for all of them.",
 				Validators: []validator.List{
 					tlsValidationListValidator{},
-					listElements(tlsValidationValidator{}),
+					listElements(tlsValidationValidator),
 				},
 			},
 			"proxy_url": schema.StringAttribute{
 				Optional:    true,
 				Description: "URL of a proxy through which the cluster is reached (`spec.proxyURL`).",
-				Validators:  []validator.String{httpURLValidator{}},
+				Validators:  []validator.String{httpURLValidator},
 			},
 			"require_ready": schema.BoolAttribute{
 				Optional:    true,
@@ -227,7 +227,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	if !req.State.Raw.IsNull() {
 		prior = &federationClusterModel{}
 		resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, prior)...)
-		resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, clusterKey(prior.Name.ValueString()))...)
+		resp.Diagnostics.Append(plannedFromStateNote.Save(ctx, resp.Private, clusterKey(prior.Name.ValueString()))...)
 	}
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
@@ -285,7 +285,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	}
 	if prior == nil && !plan.Name.IsUnknown() {
 		name := plan.Name.ValueString()
-		if r.data.checkedAtPlan(true) && !plannedFromState(ctx, req.Private, clusterKey(name)) {
+		if r.data.checkedAtPlan(true) && !noteHolds(ctx, req.Private, plannedFromStateNote, clusterKey(name), &resp.Diagnostics) {
 			r.refuseExisting(ctx, name, &resp.Diagnostics)
 		}
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
@@ -423,11 +423,11 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		name := plan.Name.ValueString()
 		refuse := func(ctx context.Context, diags *diag.Diagnostics) { r.refuseExisting(ctx, name, diags) }
 		r.write(ctx, &plan, registration{creating: true, token: token, check: refuse}, &resp.Diagnostics)
-		resp.Diagnostics.Append(noteTokenWriteOnly(ctx, resp.Private, writeOnly)...)
+		resp.Diagnostics.Append(tokenWriteOnlyNote.Save(ctx, resp.Private, writeOnly)...)
 	} else if r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics); !resp.Diagnostics.HasError() {
 		r.createJoined(ctx, &plan, &resp.Diagnostics)
 	}
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -452,8 +452,8 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 		}
 	}
 	r.write(ctx, &plan, registration{token: token, joined: joined}, &resp.Diagnostics)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
-	resp.Diagnostics.Append(noteTokenWriteOnly(ctx, resp.Private, writeOnly)...)
+	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
+	resp.Diagnostics.Append(tokenWriteOnlyNote.Save(ctx, resp.Private, writeOnly)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -493,16 +493,15 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federationClusterModel
 	resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the cluster from the host", err.Error())
+	reg := r.data.registryFor(ctx, "Cannot read the cluster from the host", &resp.Diagnostics)
+	if reg == nil {
 		return
 	}
 	name := state.Name.ValueString()
-	r.probeAsRecorded(ctx, &state, req.Private)
+	// A token given as token_wo stays out of the state here too, as apply
+	// left it out.
+	tokenWriteOnly := noteHolds(ctx, req.Private, tokenWriteOnlyNote, true, &resp.Diagnostics)
+	r.probeAsRecorded(ctx, &state, tokenWriteOnly)
 	r.data.probeMembersOnce(ctx)
 	cluster, err := r.recordedCluster(ctx, reg, name)
 	if errors.Is(err, registry.ErrNotFound) {
@@ -522,7 +521,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	// state, as it stays out of the configuration; so does a token given as
 	// token_wo.
 	if state.Join.IsNull() {
-		if !tokenIsWriteOnly(ctx, req.Private) {
+		if !tokenWriteOnly {
 			state.Token = optionalString(state.Token, cluster.Connection.Token)
 		}
 		state.ClientCertificate = optionalString(state.ClientCertificate, string(cluster.Connection.ClientCertificate))
@@ -560,8 +559,8 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 // the registration, the host holds that same connection, and the probe
 // through it is this one. A cluster whose token the state does not hold
 // (joined, or given write-only) is probed once the host has answered.
-func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, private privateData) {
-	if !state.Join.IsNull() || tokenIsWriteOnly(ctx, private) || state.APIEndpoint.ValueString() == "" {
+func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, tokenWriteOnly bool) {
+	if !state.Join.IsNull() || tokenWriteOnly || state.APIEndpoint.ValueString() == "" {
 		return
 	}
 	var diags diag.Diagnostics
@@ -603,12 +602,8 @@ func (r *federationClusterResource) recordedCluster(ctx context.Context, reg *re
 func (r *federationClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federationClusterModel
 	resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot remove the cluster from the host", err.Error())
+	reg := r.data.registryFor(ctx, "Cannot remove the cluster from the host", &resp.Diagnostics)
+	if reg == nil {
 		return
 	}
 	if !state.Join.IsNull() && !r.unjoinOnDelete(ctx, &state, &resp.Diagnostics) {
@@ -661,24 +656,6 @@ func givenToken(ctx context.Context, plan *federationClusterModel, config tfsdk.
 	var wo types.String
 	diags.Append(config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
 	return wo.ValueString(), !wo.IsNull()
-}
-
-// tokenWriteOnlyKey marks, in the private state, a cluster whose token the
-// configuration gives as token_wo: refresh then keeps the host's token out
-// of the state, as apply does.
-const tokenWriteOnlyKey = "token_wo"
-
-func noteTokenWriteOnly(ctx context.Context, private privateData, writeOnly bool) diag.Diagnostics {
-	var value []byte
-	if writeOnly {
-		value = []byte("true")
-	}
-	return private.SetKey(ctx, tokenWriteOnlyKey, value)
-}
-
-func tokenIsWriteOnly(ctx context.Context, private privateData) bool {
-	raw, diags := private.GetKey(ctx, tokenWriteOnlyKey)
-	return !diags.HasError() && string(raw) == "true"
 }
 
 // registration is how write registers a cluster: as a create or an

@@ -35,19 +35,9 @@ import (
 // joinModel is the join attribute: the provider's own connection
 // attributes, then the join's own.
 type joinModel struct {
-	ConfigPath           types.String `tfsdk:"config_path"`
-	ConfigContext        types.String `tfsdk:"config_context"`
-	Host                 types.String `tfsdk:"host"`
-	Token                types.String `tfsdk:"token"`
-	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
-	ClientCertificate    types.String `tfsdk:"client_certificate"`
-	ClientKey            types.String `tfsdk:"client_key"`
-	Insecure             types.Bool   `tfsdk:"insecure"`
-	TLSServerName        types.String `tfsdk:"tls_server_name"`
-	ProxyURL             types.String `tfsdk:"proxy_url"`
-	Exec                 *execModel   `tfsdk:"exec"`
-	HostClusterName      types.String `tfsdk:"host_cluster_name"`
-	FederatedTypes       types.Set    `tfsdk:"federated_types"`
+	connectionModel
+	HostClusterName types.String `tfsdk:"host_cluster_name"`
+	FederatedTypes  types.Set    `tfsdk:"federated_types"`
 }
 
 // Validation messages of join, one per rule, so tests can pin them.
@@ -71,62 +61,13 @@ func joinSchema() schema.SingleNestedAttribute {
 			"and a ClusterRole and ClusterRoleBinding `kubefed-controller-manager:<service account>` that grant what the federation " +
 			"needs and no more; the cluster is registered with that token. Destroy removes them again. The connection " +
 			"attributes are the provider's, for the member.",
-		Attributes: map[string]schema.Attribute{
-			"config_path": schema.StringAttribute{
-				Optional:    true,
-				Description: "Path to a kubeconfig file with admin access to the member.",
-			},
-			"config_context": schema.StringAttribute{
-				Optional:    true,
-				Description: "Context of the kubeconfig to use; its current context when unset.",
-			},
-			"host": schema.StringAttribute{
-				Optional:    true,
-				Description: "URL of the member's API server. Overrides the kubeconfig.",
-				Validators:  []validator.String{httpURLValidator{}},
-			},
-			"token": schema.StringAttribute{
-				Optional:    true,
-				Sensitive:   true,
-				Description: "Bearer token of an admin of the member.",
-				Validators:  []validator.String{nonEmptyCredential{}},
-			},
-			"cluster_ca_certificate": schema.StringAttribute{
-				Optional:    true,
-				Description: "PEM-encoded CA certificate that signed the member API server's certificate.",
-				Validators:  []validator.String{pemCertificateValidator{}},
-			},
-			"client_certificate": schema.StringAttribute{
-				Optional:    true,
-				Description: "PEM-encoded client certificate of an admin of the member.",
-				Validators:  []validator.String{pemCertificateValidator{}},
-			},
-			"client_key": schema.StringAttribute{
-				Optional:    true,
-				Sensitive:   true,
-				Description: "PEM-encoded private key of client_certificate.",
-				Validators:  []validator.String{nonEmptyCredential{}},
-			},
-			"insecure": schema.BoolAttribute{
-				Optional:    true,
-				Description: "Skip TLS verification of the member's API server while joining.",
-			},
-			"tls_server_name": schema.StringAttribute{
-				Optional:    true,
-				Description: "Server name to verify the member's certificate against, when it differs from the host name.",
-			},
-			"proxy_url": schema.StringAttribute{
-				Optional:    true,
-				Description: "URL of a proxy for the join's requests to the member.",
-				Validators:  []validator.String{httpURLValidator{}},
-			},
-			"exec": joinExecSchema(),
+		Attributes: withMemberConnection(map[string]schema.Attribute{
 			"host_cluster_name": schema.StringAttribute{
 				Optional: true,
 				Description: "Name of the host in the names of what join creates on the member, as kubefedctl's `--host-cluster-name`. " +
 					"Defaults to the provider's `config_context`, else the host name of the host's API server, made a DNS-1123 label; " +
 					"the default is taken once, when the cluster joins.",
-				Validators: []validator.String{dnsLabelValidator{}},
+				Validators: []validator.String{dnsLabelValidator},
 			},
 			"federated_types": schema.SetAttribute{
 				Optional:    true,
@@ -134,35 +75,7 @@ func joinSchema() schema.SingleNestedAttribute {
 				Description: "Names of the FederatedTypeConfigs (`kubefed_federated_type.<name>.name`) whose objects the federation may read, write and delete on the member: one rule of the ClusterRole each. Adding a type updates the ClusterRole in place.",
 				Validators:  []validator.Set{setvalidator.ValueStringsAre(stringvalidator.RegexMatches(federatedTypeName, msgFederatedTypeRef))},
 			},
-		},
-	}
-}
-
-func joinExecSchema() schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
-		Optional:    true,
-		Description: "A credential plugin that prints an ExecCredential for the member, as in a kubeconfig's exec section (e.g. `aws eks get-token`).",
-		Attributes: map[string]schema.Attribute{
-			"api_version": schema.StringAttribute{
-				Optional:    true,
-				Description: "API version of the ExecCredential; `client.authentication.k8s.io/v1` when unset.",
-			},
-			"command": schema.StringAttribute{
-				Required:    true,
-				Description: "Command to run.",
-			},
-			"args": schema.ListAttribute{
-				Optional:    true,
-				ElementType: types.StringType,
-				Description: "Arguments of the command.",
-			},
-			"env": schema.MapAttribute{
-				Optional:    true,
-				Sensitive:   true,
-				ElementType: types.StringType,
-				Description: "Environment variables set for the command.",
-			},
-		},
+		}),
 	}
 }
 
@@ -246,7 +159,7 @@ func joinOf(ctx context.Context, v types.Object, diags *diag.Diagnostics) *joinM
 // connection is the join's connection as the provider block's would be,
 // with the provider's rate limit, timeout and user agent.
 func (j *joinModel) connection(ctx context.Context, s settings) (kube.Config, diag.Diagnostics) {
-	var diags diag.Diagnostics
+	exec, diags := j.Exec.config(ctx)
 	cfg := kube.Config{
 		ConfigPath:           j.ConfigPath.ValueString(),
 		ConfigContext:        j.ConfigContext.ValueString(),
@@ -262,14 +175,7 @@ func (j *joinModel) connection(ctx context.Context, s settings) (kube.Config, di
 		Burst:                s.Connection.Burst,
 		Timeout:              s.RequestTimeout,
 		UserAgent:            s.Connection.UserAgent,
-	}
-	if j.Exec != nil {
-		cfg.Exec = &kube.ExecConfig{
-			APIVersion: stringOr(j.Exec.APIVersion, "client.authentication.k8s.io/v1"),
-			Command:    j.Exec.Command.ValueString(),
-		}
-		diags.Append(j.Exec.Args.ElementsAs(ctx, &cfg.Exec.Args, false)...)
-		diags.Append(j.Exec.Env.ElementsAs(ctx, &cfg.Exec.Env, false)...)
+		Exec:                 exec,
 	}
 	return cfg, diags
 }

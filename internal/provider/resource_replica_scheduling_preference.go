@@ -139,7 +139,7 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				Required:      true,
 				Description:   "Namespace of the federated object whose replicas this schedules. Changing it replaces the resource.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{dnsLabelValidator{}},
+				Validators:    []validator.String{dnsLabelValidator},
 			},
 			"name": schema.StringAttribute{
 				Required:      true,
@@ -159,7 +159,7 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				Computed:    true,
 				Default:     stringdefault.StaticString(federation.DefaultReplicasPath),
 				Description: "JSON pointer to the replica count in the target object, read for the current counts. Defaults to `/spec/replicas`.",
-				Validators:  []validator.String{jsonPointerValidator{}},
+				Validators:  []validator.String{jsonPointerValidator},
 			},
 			"total_replicas": schema.Int64Attribute{
 				Required:    true,
@@ -264,13 +264,13 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 		plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
 		key := preferenceKey(plan.ID.ValueString())
 		if !req.State.Raw.IsNull() {
-			resp.Diagnostics.Append(notePlannedFromState(ctx, resp.Private, key)...)
-		} else if r.data.checkedAtPlan(true) && !plannedFromState(ctx, req.Private, key) {
+			resp.Diagnostics.Append(plannedFromStateNote.Save(ctx, resp.Private, key)...)
+		} else if r.data.checkedAtPlan(true) && !noteHolds(ctx, req.Private, plannedFromStateNote, key, &resp.Diagnostics) {
 			r.refuseExisting(ctx, plan.Namespace.ValueString(), plan.Name.ValueString(), &resp.Diagnostics)
 		}
 	}
 
-	split := r.planSplit(ctx, &plan, readNotes(ctx, req.Private), true, &resp.Diagnostics)
+	split := r.planSplit(ctx, &plan, readNotes(ctx, req.Private, &resp.Diagnostics), true, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -348,16 +348,12 @@ func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req re
 		return
 	}
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetCapacity(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote, capacityAtReadNote, plannedFromStateNote)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-	resp.Diagnostics.Append(forgetSeen(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetCapacity(ctx, resp.Private)...)
-	resp.Diagnostics.Append(forgetPlannedFromState(ctx, resp.Private)...)
+	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote, capacityAtReadNote, plannedFromStateNote)...)
 }
 
 // save writes what the plan says, split included, and records it as state:
@@ -416,7 +412,7 @@ func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req reso
 	state.defaultCapacityOptions()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if snapshot, err := r.data.snapshot(ctx); err == nil {
-		resp.Diagnostics.Append(noteSeen(ctx, resp.Private, snapshot.RegisteredNames())...)
+		resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, resp.Private, snapshot.RegisteredNames())...)
 	}
 	resp.Diagnostics.Append(r.noteCapacityAtRead(ctx, &state, resp.Private)...)
 }

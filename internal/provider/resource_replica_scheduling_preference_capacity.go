@@ -235,10 +235,7 @@ func orNotAnObject(err error) any {
 // inputs it was made for; a plan whose inputs differ (a new preference,
 // other requests), or a candidate the record lacks, reads the members when
 // planning. Create and update drop the record, as they drop the
-// registered-at-read note.
-
-// capacityKey is the private-data key of the record.
-const capacityKey = "capacity_at_read"
+// registered-at-read note (capacityAtReadNote).
 
 // capacityNote is the record: the inputs' fingerprint and each candidate's
 // estimate.
@@ -253,33 +250,6 @@ type clusterEstimate struct {
 	Reason   string `json:"reason,omitempty"`
 	// Unread says why the member was not read: its capacity is unbounded.
 	Unread string `json:"unread,omitempty"`
-}
-
-func noteCapacity(ctx context.Context, private privateData, note capacityNote) diag.Diagnostics {
-	raw, err := json.Marshal(note)
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Cannot record the estimated capacity", err.Error())
-		return diags
-	}
-	return private.SetKey(ctx, capacityKey, raw)
-}
-
-func forgetCapacity(ctx context.Context, private privateData) diag.Diagnostics {
-	return private.SetKey(ctx, capacityKey, nil)
-}
-
-// capacityAtRead returns the record, or nil when there is none.
-func capacityAtRead(ctx context.Context, private privateData) *capacityNote {
-	raw, diags := private.GetKey(ctx, capacityKey)
-	if diags.HasError() || len(raw) == 0 {
-		return nil
-	}
-	var note capacityNote
-	if err := json.Unmarshal(raw, &note); err != nil {
-		return nil
-	}
-	return &note
 }
 
 // recordedFor splits the clusters into those the record answers for these
@@ -379,18 +349,18 @@ func (r *replicaSchedulingPreferenceResource) workloadObject(ctx context.Context
 func (r *replicaSchedulingPreferenceResource) noteCapacityAtRead(ctx context.Context, state *replicaSchedulingPreferenceModel,
 	private privateData) diag.Diagnostics {
 	if state.Capacity.ValueString() != capacityAuto {
-		return forgetCapacity(ctx, private)
+		return capacityAtReadNote.Forget(ctx, private)
 	}
 	in, known, diags := state.capacityInputs(ctx)
 	if !known || diags.HasError() {
-		return forgetCapacity(ctx, private)
+		return capacityAtReadNote.Forget(ctx, private)
 	}
 	candidates, _, _, err := r.candidates(ctx, state, nil)
 	if err != nil {
-		return forgetCapacity(ctx, private)
+		return capacityAtReadNote.Forget(ctx, private)
 	}
 	ready := r.probe(ctx, candidates, map[string]string{})
-	return noteCapacity(ctx, private, capacityNote{Inputs: in.fingerprint(), Clusters: r.estimates(ctx, state, in, ready, nil)})
+	return capacityAtReadNote.Save(ctx, private, capacityNote{Inputs: in.fingerprint(), Clusters: r.estimates(ctx, state, in, ready, nil)})
 }
 
 // capacityBounds turns the estimates into the planner's capacities, and

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"errors"
 	"maps"
 	"reflect"
@@ -154,27 +153,6 @@ func TestRecordedFor(t *testing.T) {
 				t.Errorf("read %v, want %v", toRead, tc.wantRead)
 			}
 		})
-	}
-}
-
-func TestCapacityNoteRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	private := fakePrivate{}
-	if capacityAtRead(ctx, private) != nil {
-		t.Fatal("a record where none was made")
-	}
-	note := capacityNote{Inputs: "abc", Clusters: map[string]clusterEstimate{"berlin": {Replicas: 2, Reason: "1 of 1 nodes schedulable"}}}
-	if diags := noteCapacity(ctx, private, note); diags.HasError() {
-		t.Fatal(diags)
-	}
-	if got := capacityAtRead(ctx, private); got == nil || !reflect.DeepEqual(*got, note) {
-		t.Fatalf("read back %+v, want %+v", got, note)
-	}
-	if diags := forgetCapacity(ctx, private); diags.HasError() {
-		t.Fatal(diags)
-	}
-	if capacityAtRead(ctx, private) != nil {
-		t.Error("the record outlived forgetCapacity")
 	}
 }
 

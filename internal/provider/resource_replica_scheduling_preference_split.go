@@ -45,8 +45,12 @@ type priorRead struct {
 	capacity *capacityNote
 }
 
-func readNotes(ctx context.Context, private privateData) priorRead {
-	return priorRead{seen: seenAtRead(ctx, private), capacity: capacityAtRead(ctx, private)}
+func readNotes(ctx context.Context, private privateData, diags *diag.Diagnostics) priorRead {
+	seen, seenDiags := registeredAtReadNote.Load(ctx, private)
+	capacity, capacityDiags := capacityAtReadNote.Load(ctx, private)
+	diags.Append(seenDiags...)
+	diags.Append(capacityDiags...)
+	return priorRead{seen: seenSet(seen), capacity: capacity}
 }
 
 // plannerInput reads the planner's input from the plan. known is false when

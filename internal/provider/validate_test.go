@@ -90,7 +90,7 @@ resource "kubefed_federation_cluster" "berlin" {
   api_endpoint = "https://203.0.113.10:6443"
   token        = ""
 }
-`, "Empty credential", "token is empty"),
+`, "Empty credential", "must not be empty"),
 			step(`
 data "kubefed_clusters" "eu" {
   cluster_selector = { match_labels = { region = "not a value!" } }

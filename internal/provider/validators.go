@@ -3,11 +3,13 @@ package provider
 import (
 	"context"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -18,13 +20,9 @@ import (
 )
 
 var (
-	_ validator.String         = dnsLabelValidator{}
-	_ validator.String         = httpURLValidator{}
-	_ validator.String         = pemCertificateValidator{}
-	_ validator.String         = tlsValidationValidator{}
+	_ validator.String         = stringCheck{}
 	_ validator.List           = tlsValidationListValidator{}
 	_ resource.ConfigValidator = credentialsValidator{}
-	_ validator.String         = nonEmptyCredential{}
 	_ validator.Map            = labelsValidator{}
 )
 
@@ -33,73 +31,89 @@ const (
 	msgDNSLabel       = "must be a DNS-1123 label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit (got %q)"
 	msgHTTPURL        = "must be an http or https URL with a host, such as https://203.0.113.10:6443 (got %q)"
 	msgPEMCertificate = "must be PEM text with at least one CERTIFICATE block"
-	msgTLSValidation  = `must be "*", "SubjectName" or "ValidityPeriod" (got %q)`
 	msgTLSAllAlone    = `"*" disables every TLS check and must be the only element`
 	msgCredNone       = "set exactly one kind of credentials: token (or token_wo), or client_certificate together with client_key " +
 		"(configuration that terraform plan -generate-config-out wrote for an imported cluster leaves them null, being " +
 		"sensitive: set them to what the cluster's credential Secret in the host holds)"
 	msgCredBoth  = "token (or token_wo) and client_certificate/client_key are mutually exclusive: set only one kind of credentials"
 	msgCredPair  = "client_certificate and client_key must be set together"
-	msgCredEmpty = "is empty: an empty credential would let the provider talk to the cluster anonymously; set the real value, or leave the attribute out"
+	msgCredEmpty = "must not be empty: an empty credential would let the provider talk to the cluster anonymously; set the real value, " +
+		"or leave the attribute out"
+	msgDuration = "%q is not a positive duration; write it like \"30s\" or \"2m\""
 )
+
+// stringCheck is a string attribute's validator made of one check: it
+// reports the check's error under summary, on the attribute, and leaves
+// values not known yet to the apply.
+type stringCheck struct {
+	// describe says what the attribute accepts.
+	describe string
+	summary  string
+	check    func(value string) error
+}
+
+func (c stringCheck) Description(context.Context) string { return c.describe }
+
+func (c stringCheck) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
+
+func (c stringCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := c.check(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, c.summary, nestedPath(req.Path)+err.Error())
+	}
+}
 
 // dnsLabelValidator accepts a DNS-1123 label, which is what a cluster's name
 // must be: it names a KubeFedCluster and is used in labels and hostnames.
-type dnsLabelValidator struct{}
-
-func (dnsLabelValidator) Description(context.Context) string {
-	return "a DNS-1123 label"
-}
-
-func (v dnsLabelValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (dnsLabelValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	value := req.ConfigValue.ValueString()
+var dnsLabelValidator = stringCheck{describe: "a DNS-1123 label", summary: "Invalid name", check: func(value string) error {
 	if len(validation.IsDNS1123Label(value)) > 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid name", nestedPath(req.Path)+fmt.Sprintf(msgDNSLabel, value))
+		return fmt.Errorf(msgDNSLabel, value)
 	}
-}
+	return nil
+}}
 
 // httpURLValidator accepts an absolute http or https URL with a host.
-type httpURLValidator struct{}
-
-func (httpURLValidator) Description(context.Context) string { return "an http or https URL" }
-
-func (v httpURLValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (httpURLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	value := req.ConfigValue.ValueString()
+var httpURLValidator = stringCheck{describe: "an http or https URL", summary: "Invalid URL", check: func(value string) error {
 	u, err := url.Parse(value)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid URL", fmt.Sprintf(msgHTTPURL, value))
+		return fmt.Errorf(msgHTTPURL, value)
 	}
-}
+	return nil
+}}
 
 // pemCertificateValidator accepts PEM text holding at least one certificate.
-type pemCertificateValidator struct{}
+var pemCertificateValidator = stringCheck{describe: "PEM with at least one CERTIFICATE block", summary: "Invalid PEM",
+	check: func(value string) error {
+		if !hasPEMCertificate([]byte(value)) {
+			return errors.New(msgPEMCertificate)
+		}
+		return nil
+	}}
 
-func (pemCertificateValidator) Description(context.Context) string {
-	return "PEM with at least one CERTIFICATE block"
-}
-
-func (v pemCertificateValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (pemCertificateValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
+// nonEmptyCredential refuses an empty token or key, which would register
+// a cluster the provider then reaches without credentials. A value known
+// only at apply is checked then, by the probe.
+var nonEmptyCredential = stringCheck{describe: "a non-empty credential", summary: "Empty credential", check: func(value string) error {
+	if strings.TrimSpace(value) == "" {
+		return errors.New(msgCredEmpty)
 	}
-	if !hasPEMCertificate([]byte(req.ConfigValue.ValueString())) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid PEM", msgPEMCertificate)
+	return nil
+}}
+
+// positiveDuration refuses a duration of zero or less, which would end
+// every request before it starts. The type checks the syntax.
+var positiveDuration = stringCheck{describe: "a positive Go duration", summary: "Invalid duration", check: func(value string) error {
+	if d, err := time.ParseDuration(value); err == nil && d <= 0 {
+		return fmt.Errorf(msgDuration, value)
 	}
-}
+	return nil
+}}
+
+// tlsValidationValidator accepts the names of the TLS checks KubeFed can
+// skip.
+var tlsValidationValidator = stringvalidator.OneOf(member.TLSAll, member.TLSSubjectName, member.TLSValidityPeriod)
 
 func hasPEMCertificate(data []byte) bool {
 	for {
@@ -111,28 +125,6 @@ func hasPEMCertificate(data []byte) bool {
 		if block.Type == "CERTIFICATE" {
 			return true
 		}
-	}
-}
-
-// tlsValidationValidator accepts the names of the TLS checks KubeFed can
-// skip.
-type tlsValidationValidator struct{}
-
-func (tlsValidationValidator) Description(context.Context) string {
-	return `one of "*", "SubjectName", "ValidityPeriod"`
-}
-
-func (v tlsValidationValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (tlsValidationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	value := req.ConfigValue.ValueString()
-	if !slices.Contains([]string{member.TLSAll, member.TLSSubjectName, member.TLSValidityPeriod}, value) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid TLS validation", fmt.Sprintf(msgTLSValidation, value))
 	}
 }
 
@@ -204,26 +196,6 @@ func credentialsProblem(token, cert, key bool) (path.Path, string) {
 		return path.Root("token"), msgCredNone
 	}
 	return path.Empty(), ""
-}
-
-// nonEmptyCredential refuses an empty token or key, which would register
-// a cluster the provider then reaches without credentials. A value known
-// only at apply is checked then, by the probe.
-type nonEmptyCredential struct{}
-
-func (nonEmptyCredential) Description(context.Context) string { return "a non-empty credential" }
-
-func (v nonEmptyCredential) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (nonEmptyCredential) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if strings.TrimSpace(req.ConfigValue.ValueString()) == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Empty credential", req.Path.String()+" "+msgCredEmpty)
-	}
 }
 
 // nestedPath names an attribute inside another one, which the CLI cannot

@@ -2,10 +2,12 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -43,11 +45,11 @@ func TestDNSLabelValidator(t *testing.T) {
 		"":                      `must be a DNS-1123 label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit (got "")`,
 		strings.Repeat("a", 64): `must be a DNS-1123 label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit (got "` + strings.Repeat("a", 64) + `")`,
 	} {
-		if got := stringError(t, dnsLabelValidator{}, types.StringValue(value)); got != want {
+		if got := stringError(t, dnsLabelValidator, types.StringValue(value)); got != want {
 			t.Errorf("%q: got %q, want %q", value, got, want)
 		}
 	}
-	if got := stringError(t, dnsLabelValidator{}, types.StringUnknown()); got != "" {
+	if got := stringError(t, dnsLabelValidator, types.StringUnknown()); got != "" {
 		t.Errorf("unknown value rejected: %q", got)
 	}
 }
@@ -61,7 +63,7 @@ func TestHTTPURLValidator(t *testing.T) {
 		"https://":                  `must be an http or https URL with a host, such as https://203.0.113.10:6443 (got "https://")`,
 		"https://exa mple.com/%zz":  `must be an http or https URL with a host, such as https://203.0.113.10:6443 (got "https://exa mple.com/%zz")`,
 	} {
-		if got := stringError(t, httpURLValidator{}, types.StringValue(value)); got != want {
+		if got := stringError(t, httpURLValidator, types.StringValue(value)); got != want {
 			t.Errorf("%q: got %q, want %q", value, got, want)
 		}
 	}
@@ -76,7 +78,7 @@ func TestPEMCertificateValidator(t *testing.T) {
 		"not PEM":              {"MIIBeTCCAR+gAwIBAgIBATAK", want},
 		"empty":                {"", want},
 	} {
-		if got := stringError(t, pemCertificateValidator{}, types.StringValue(tc.value)); got != tc.want {
+		if got := stringError(t, pemCertificateValidator, types.StringValue(tc.value)); got != tc.want {
 			t.Errorf("%s: got %q, want %q", name, got, tc.want)
 		}
 	}
@@ -87,10 +89,10 @@ func TestTLSValidationValidators(t *testing.T) {
 		"*":              "",
 		"SubjectName":    "",
 		"ValidityPeriod": "",
-		"subjectname":    `must be "*", "SubjectName" or "ValidityPeriod" (got "subjectname")`,
-		"Hostname":       `must be "*", "SubjectName" or "ValidityPeriod" (got "Hostname")`,
+		"subjectname":    `Attribute x value must be one of: ["*" "SubjectName" "ValidityPeriod"], got: "subjectname"`,
+		"Hostname":       `Attribute x value must be one of: ["*" "SubjectName" "ValidityPeriod"], got: "Hostname"`,
 	} {
-		if got := stringError(t, tlsValidationValidator{}, types.StringValue(value)); got != want {
+		if got := stringError(t, tlsValidationValidator, types.StringValue(value)); got != want {
 			t.Errorf("%q: got %q, want %q", value, got, want)
 		}
 	}
@@ -142,5 +144,78 @@ func TestCredentialCombinations(t *testing.T) {
 		if msg != tc.want || (tc.want != "" && p.String() != tc.wantPath) {
 			t.Errorf("%s: got %q at %s, want %q at %s", name, msg, p, tc.want, tc.wantPath)
 		}
+	}
+}
+
+func TestStringCheck(t *testing.T) {
+	refuseB := stringCheck{describe: "not b", summary: "Invalid b", check: func(value string) error {
+		if value == "b" {
+			return errors.New(`must not be "b"`)
+		}
+		return nil
+	}}
+	for _, tc := range []struct {
+		name        string
+		at          path.Path
+		value       types.String
+		wantSummary string
+		wantDetail  string
+	}{
+		{name: "a value the check takes", at: path.Root("x"), value: types.StringValue("a")},
+		{name: "null is left alone", at: path.Root("x"), value: types.StringNull()},
+		{name: "unknown is left to the apply", at: path.Root("x"), value: types.StringUnknown()},
+		{name: "a top-level attribute: the CLI shows its line", at: path.Root("x"), value: types.StringValue("b"),
+			wantSummary: "Invalid b", wantDetail: `must not be "b"`},
+		{name: "a nested attribute is named", at: path.Root("join").AtName("x"), value: types.StringValue("b"),
+			wantSummary: "Invalid b", wantDetail: `join.x: must not be "b"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := &validator.StringResponse{}
+			refuseB.ValidateString(context.Background(), validator.StringRequest{Path: tc.at, ConfigValue: tc.value}, resp)
+			var summary, detail string
+			if errs := resp.Diagnostics.Errors(); len(errs) > 0 {
+				summary, detail = errs[0].Summary(), errs[0].Detail()
+				if got := errs[0].(diag.DiagnosticWithPath).Path(); !got.Equal(tc.at) {
+					t.Errorf("error at %s, want %s", got, tc.at)
+				}
+			}
+			if summary != tc.wantSummary || detail != tc.wantDetail {
+				t.Errorf("got %q: %q, want %q: %q", summary, detail, tc.wantSummary, tc.wantDetail)
+			}
+		})
+	}
+	if got := refuseB.Description(context.Background()); got != "not b" {
+		t.Errorf("description %q", got)
+	}
+}
+
+func TestNonEmptyCredential(t *testing.T) {
+	const empty = "must not be empty: an empty credential would let the provider talk to the cluster anonymously; " +
+		"set the real value, or leave the attribute out"
+	for value, want := range map[string]string{"token": "", "": empty, " \n": empty} {
+		if got := stringError(t, nonEmptyCredential, types.StringValue(value)); got != want {
+			t.Errorf("%q: got %q, want %q", value, got, want)
+		}
+	}
+}
+
+func TestJSONPointerAndFieldPathValidators(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		v         validator.String
+		value     string
+		wantError string
+	}{
+		{"pointer", jsonPointerValidator, "/spec/replicas", ""},
+		{"pointer without its leading slash", jsonPointerValidator, "spec/replicas", `write a JSON pointer such as "/spec/replicas"`},
+		{"field path", fieldPathValidator, `metadata.annotations["example.com/x"]`, ""},
+		{"field path with an empty segment", fieldPathValidator, "spec..replicas", "spec..replicas"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := stringError(t, tc.v, types.StringValue(tc.value))
+			if (tc.wantError == "") != (got == "") || !strings.Contains(got, tc.wantError) {
+				t.Errorf("%q: got %q, want an error with %q", tc.value, got, tc.wantError)
+			}
+		})
 	}
 }

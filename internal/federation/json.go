@@ -2,14 +2,46 @@ package federation
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 )
+
+// The engine's JSON helpers. A document is a tree of map[string]any,
+// []any, string, bool, nil and json.Number (never float64, which would lose
+// large integers); it is decoded with one spelling per number where
+// renders are compared, and encoded with sorted keys and without HTML
+// escaping, so that equal objects are equal bytes.
+
+// decodeJSON decodes one JSON value with canonical numbers.
+func decodeJSON(data []byte) (any, error) {
+	v, err := decodeJSONAsIs(data)
+	if err != nil {
+		return nil, err
+	}
+	return canonicalNumbers(v)
+}
+
+// decodeJSONAsIs decodes one JSON value keeping each number's spelling. It
+// reads the template as written, whose numbers the host copy keeps, and
+// documents built only from canonical parts, such as a rendered object: the
+// template and override values are canonicalised once, up front, and the
+// patch library copies them verbatim.
+func decodeJSONAsIs(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return v, nil
+}
 
 // canonicalNumbers rewrites every number in v, in place, to one spelling
 // per value: integers in plain decimal, other numbers in Go's shortest
@@ -70,56 +102,28 @@ func encodeCanonical(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// maskedSecretFields hold a Secret's values.
-var maskedSecretFields = []string{"data", "stringData"}
-
-// maskSecret returns a shallow copy of a Secret whose data and stringData
-// values are replaced by digests. The digest is salted with the Secret's
-// identity and the entry's key, so equal passwords in different entries or
-// Secrets do not show as equal, and it changes whenever the value changes,
-// so a plan still shows that something changed.
-func maskSecret(obj map[string]any, id Identity) (map[string]any, error) {
-	shown := make(map[string]any, len(obj))
-	for k, v := range obj {
-		shown[k] = v
+// describe names the JSON type of v, for error messages.
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
 	}
-	for _, field := range maskedSecretFields {
-		v, ok := obj[field]
-		if !ok || v == nil {
-			continue
-		}
-		entries, isMap := v.(map[string]any)
-		if !isMap {
-			d, err := digest(id, field, "", v)
-			if err != nil {
-				return nil, err
-			}
-			shown[field] = d
-			continue
-		}
-		masked := make(map[string]any, len(entries))
-		for key, value := range entries {
-			d, err := digest(id, field, key, value)
-			if err != nil {
-				return nil, err
-			}
-			masked[key] = d
-		}
-		shown[field] = masked
-	}
-	return shown, nil
+	return fmt.Sprintf("%T", v)
 }
 
-func digest(id Identity, field, key string, value any) (string, error) {
-	raw, err := encodeCanonical(value)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	for _, part := range []string{"kubefed-secret-value", id.Namespace, id.Name, field, key} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
-	}
-	h.Write(raw)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+// rawString is s as the value of a JSON patch operation's field.
+func rawString(s string) *json.RawMessage {
+	b, _ := json.Marshal(s)
+	raw := json.RawMessage(b)
+	return &raw
 }
