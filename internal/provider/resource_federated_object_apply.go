@@ -135,49 +135,6 @@ func reachOf(snapshot *runstate.Snapshot, name string) reconcile.Reach {
 	return reconcile.Reachable
 }
 
-// carryOut runs the applies and removals on their members, in parallel,
-// and returns their outcomes; work that never started has none.
-func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	input reconcile.Input, ops []reconcile.Operation, seen map[string]map[string]any, diags *diag.Diagnostics) []reconcile.Outcome {
-	var outcomes []reconcile.Outcome
-	var members []propagation.Member
-	payloads := map[string][]byte{}
-	for _, op := range ops {
-		warnSkipped(in, op, diags)
-		if op.Action != reconcile.Apply && op.Action != reconcile.Remove {
-			continue
-		}
-		m, err := r.member(snapshot, op.Cluster)
-		if err == nil && op.Action == reconcile.Apply {
-			payloads[op.Cluster], err = r.payloadFor(ctx, in, snapshot, m, op, input.Want[op.Cluster])
-		}
-		if err != nil {
-			outcomes = append(outcomes, reconcile.Outcome{Cluster: op.Cluster, Err: err.Error()})
-			continue
-		}
-		members = append(members, m)
-	}
-	opts := r.options(in.force, 0)
-	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		if payload, ok := payloads[m.Name]; ok {
-			return propagation.Apply(ctx, m, in.object, payload, opts)
-		}
-		return propagation.Remove(ctx, m, in.object, in.orphan, opts)
-	})
-	for _, res := range results {
-		addServerWarnings(diags, in.object, res)
-		addReclaimWarning(diags, in.object, res, "The apply set")
-		if res.NotRun {
-			continue
-		}
-		if res.Object != nil {
-			seen[res.Cluster] = res.Object
-		}
-		outcomes = append(outcomes, outcomeOf(res))
-	}
-	return outcomes
-}
-
 // payloadFor is what an apply sends a cluster. With retain_replicas, a
 // cluster whose replicas only this provider set gets its live count once
 // more: the field would otherwise drop to its default as its only owner
@@ -220,15 +177,6 @@ func healthAfter(prior *federatedObjectModel, record reconcile.Record, seen map[
 		}
 	}
 	return healthValue(health, diags)
-}
-
-func outcomeOf(res propagation.Result) reconcile.Outcome {
-	o := reconcile.Outcome{Cluster: res.Cluster}
-	if res.Err != nil {
-		o.Err = res.Err.Error()
-		o.Uncertain = propagation.Uncertain(res.Err)
-	}
-	return o
 }
 
 // warnSkipped tells about a cluster the apply leaves alone.
@@ -330,22 +278,23 @@ func (r *federatedObjectResource) observeTheRest(ctx context.Context, in *object
 	if in.ft.StatusCollection != registry.Enabled {
 		return
 	}
-	var members []propagation.Member
+	members := map[string]propagation.Member{}
 	for cluster := range record.Held {
 		if _, ok := seen[cluster]; ok {
 			continue
 		}
 		if m, err := r.member(snapshot, cluster); err == nil {
-			members = append(members, m)
+			members[cluster] = m
 		}
 	}
-	results := propagation.FanOut(ctx, members, r.options(false, r.data.settings.RequestTimeout), func(ctx context.Context, m propagation.Member) propagation.Result {
-		obj, found, err := propagation.Get(ctx, m, in.object)
-		return propagation.Result{Object: obj, Found: found, Err: err}
-	})
+	results := propagation.FanOut(ctx, sortedKeys(members), r.options(false, r.data.settings.RequestTimeout),
+		func(ctx context.Context, cluster string) (map[string]any, error) {
+			obj, _, err := propagation.Get(ctx, members[cluster], in.object)
+			return obj, err
+		})
 	for _, res := range results {
-		if res.Found {
-			seen[res.Cluster] = res.Object
+		if res.Value != nil {
+			seen[res.Cluster] = res.Value
 		}
 	}
 }
@@ -410,25 +359,25 @@ func (r *federatedObjectResource) options(force bool, timeout time.Duration) pro
 
 // addServerWarnings shows what a member's API server warned about the
 // object, once per cluster.
-func addServerWarnings(diags *diag.Diagnostics, object propagation.Object, res propagation.Result) {
-	if len(res.Warnings) == 0 {
+func addServerWarnings(diags *diag.Diagnostics, object propagation.Object, cluster string, answer propagation.Answer) {
+	if len(answer.Warnings) == 0 {
 		return
 	}
-	diags.AddWarning(fmt.Sprintf("Cluster %q warns about %s", res.Cluster, object),
-		"The cluster's API server answered with these warnings:\n- "+strings.Join(res.Warnings, "\n- "))
+	diags.AddWarning(fmt.Sprintf("Cluster %q warns about %s", cluster, object),
+		"The cluster's API server answered with these warnings:\n- "+strings.Join(answer.Warnings, "\n- "))
 }
 
 // addReclaimWarning says which fields a member's update-style writers had
 // changed, and that the apply takes them back; verb is "The apply sets"
 // at plan, "The apply set" after it.
-func addReclaimWarning(diags *diag.Diagnostics, object propagation.Object, res propagation.Result, verb string) {
-	if len(res.Reclaimed) == 0 {
+func addReclaimWarning(diags *diag.Diagnostics, object propagation.Object, cluster string, answer propagation.Answer, verb string) {
+	if len(answer.Reclaimed) == 0 {
 		return
 	}
-	diags.AddWarning(fmt.Sprintf("Cluster %q: fields of %s are taken back", res.Cluster, object),
+	diags.AddWarning(fmt.Sprintf("Cluster %q: fields of %s are taken back", cluster, object),
 		fmt.Sprintf("On cluster %q, %s changed fields the template sets (an update-style writer: kubectl edit or patch, a "+
 			"client's Update). %s them back to the template's values and takes their ownership back; the other fields of "+
-			"those writers are left alone.", res.Cluster, res.Reclaimed, verb))
+			"those writers are left alone.", cluster, answer.Reclaimed, verb))
 }
 
 // statusValue is the cluster_status value of a record. It builds the
