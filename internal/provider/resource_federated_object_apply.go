@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
@@ -146,18 +144,7 @@ func (r *federatedObjectResource) payloadFor(ctx context.Context, in *objectInpu
 	if err != nil || !in.retain || !op.Existed {
 		return payload, err
 	}
-	replicas, keep, err := propagation.ReplicasToKeep(ctx, m, in.object, r.data.settings.FieldManager)
-	if err != nil || !keep {
-		return payload, err
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(payload, &obj); err != nil {
-		return nil, err
-	}
-	if err := unstructured.SetNestedField(obj, replicas, "spec", "replicas"); err != nil {
-		return nil, err
-	}
-	return json.Marshal(obj)
+	return propagation.KeepReplicas(ctx, m, in.object, payload, r.data.settings.FieldManager)
 }
 
 // healthAfter is cluster_health after an apply: what the apply saw of the
