@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
@@ -24,10 +23,10 @@ import (
 // timeout, an interrupt): the host still learns what each cluster holds.
 const hostRecordGrace = 15 * time.Second
 
-// apply carries out the plan: the operations reconcile.Diff decides are run
-// on the members in parallel, their outcomes are folded into what each
-// cluster holds, and the host's Federated<Kind> records the spec and each
-// cluster's status. plan becomes the new state. It reports false when it
+// apply carries out the plan: the operations reconcile.Diff decides are
+// carried out on the members stage by stage, their outcomes are folded
+// into what each cluster holds, and the host's Federated<Kind> records the
+// spec and each cluster's status. plan becomes the new state. It reports false when it
 // stopped before writing anything, so the caller keeps the prior state.
 func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federatedObjectModel, timeout time.Duration, diags *diag.Diagnostics) bool {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -133,20 +132,6 @@ func reachOf(snapshot *runstate.Snapshot, name string) reconcile.Reach {
 	return reconcile.Reachable
 }
 
-// payloadFor is what an apply sends a cluster. With retain_replicas, a
-// cluster whose replicas only this provider set gets its live count once
-// more: the field would otherwise drop to its default as its only owner
-// stops setting it.
-func (r *federatedObjectResource) payloadFor(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	m propagation.Member, op reconcile.Operation, display string) ([]byte, error) {
-	c, _ := snapshot.Cluster(op.Cluster)
-	payload, err := in.payload(federation.Cluster{Name: c.Name, Labels: c.Labels}, display, op.Existed)
-	if err != nil || !in.retain || !op.Existed {
-		return payload, err
-	}
-	return propagation.KeepReplicas(ctx, m, in.object, payload, r.data.settings.FieldManager)
-}
-
 // healthAfter is cluster_health after an apply: what the apply saw of the
 // clusters it touched, what the state had of the others, for the clusters
 // that hold the object.
@@ -164,18 +149,6 @@ func healthAfter(prior *federatedObjectModel, record reconcile.Record, seen map[
 		}
 	}
 	return healthValue(health, diags)
-}
-
-// warnSkipped tells about a cluster the apply leaves alone.
-func warnSkipped(in *objectInputs, op reconcile.Operation, diags *diag.Diagnostics) {
-	switch {
-	case op.Action == reconcile.Forget:
-		diags.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", op.Cluster),
-			fmt.Sprintf("%s stays on cluster %q: %s.", in.object, op.Cluster, op.Reason))
-	case op.Action == reconcile.Skip && op.Status == reconcile.StatusClusterNotReady:
-		diags.AddWarning(fmt.Sprintf("Cluster %q is not placed yet", op.Cluster),
-			fmt.Sprintf("%s was not applied to cluster %q: %s.", in.object, op.Cluster, op.Reason))
-	}
 }
 
 // startSpecWrite writes the Federated<Kind>'s spec, a create's with the

@@ -2,9 +2,11 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
@@ -37,6 +39,18 @@ func (r *federatedObjectResource) rollOut(ctx context.Context, in *objectInputs,
 	return outcomes, seen
 }
 
+// warnSkipped tells about a cluster the apply leaves alone.
+func warnSkipped(in *objectInputs, op reconcile.Operation, diags *diag.Diagnostics) {
+	switch {
+	case op.Action == reconcile.Forget:
+		diags.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", op.Cluster),
+			fmt.Sprintf("%s stays on cluster %q: %s.", in.object, op.Cluster, op.Reason))
+	case op.Action == reconcile.Skip && op.Status == reconcile.StatusClusterNotReady:
+		diags.AddWarning(fmt.Sprintf("Cluster %q is not placed yet", op.Cluster),
+			fmt.Sprintf("%s was not applied to cluster %q: %s.", in.object, op.Cluster, op.Reason))
+	}
+}
+
 // memberWriter writes the object to a member as the plan rendered it for
 // that cluster, or removes it from there.
 type memberWriter struct {
@@ -55,11 +69,24 @@ func (w memberWriter) Write(ctx context.Context, op reconcile.Operation) (propag
 	if op.Action == reconcile.Remove {
 		return propagation.Answer{}, propagation.Remove(ctx, m, w.in.object, op.Orphan, opts)
 	}
-	payload, err := w.r.payloadFor(ctx, w.in, w.snapshot, m, op, w.want[op.Cluster])
+	payload, err := w.payload(ctx, m, op)
 	if err != nil {
 		return propagation.Answer{}, propagation.NotSent(err)
 	}
 	return propagation.Apply(ctx, m, w.in.object, payload, opts)
+}
+
+// payload is what an apply sends a cluster. With retain_replicas, a
+// cluster whose replicas only this provider set gets its live count once
+// more: the field would otherwise drop to its default as its only owner
+// stops setting it.
+func (w memberWriter) payload(ctx context.Context, m propagation.Member, op reconcile.Operation) ([]byte, error) {
+	c, _ := w.snapshot.Cluster(op.Cluster)
+	payload, err := w.in.payload(federation.Cluster{Name: c.Name, Labels: c.Labels}, w.want[op.Cluster], op.Existed)
+	if err != nil || !w.in.retain || !op.Existed {
+		return payload, err
+	}
+	return propagation.KeepReplicas(ctx, m, w.in.object, payload, w.r.data.settings.FieldManager)
 }
 
 // memberWaiter waits on a member for what the wait attribute asks.
