@@ -1,8 +1,10 @@
 // Package propagation writes rendered objects to member clusters and reads
 // them back: server-side apply, deletion or orphaning, projection of the live
 // object onto what was applied, and server-side dry runs, fanned out over
-// clusters with a bound on parallelism. It executes decisions made elsewhere:
-// which clusters receive what is the engine's business, never this package's.
+// clusters with a bound on parallelism; Dispatch carries an apply's
+// operations out stage by stage and waits for the object to run. It executes
+// decisions made elsewhere: which clusters receive what is the engine's
+// business, and what to do on each reconcile's, never this package's.
 package propagation
 
 import (
