@@ -3,6 +3,8 @@ package propagation
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,11 +56,13 @@ var (
 // sorted by cluster; a failure on one member never stops the others.
 func ReadCapacity(ctx context.Context, members []Member, workload *Object, opts Options) []CapacitySource {
 	sources := make(map[string]*CapacitySource, len(members))
+	byName := make(map[string]Member, len(members))
 	for _, m := range members {
 		sources[m.Name] = &CapacitySource{Cluster: m.Name}
+		byName[m.Name] = m
 	}
-	results := FanOut(ctx, members, opts, func(ctx context.Context, m Member) Result {
-		return Result{Err: readCapacity(ctx, m, workload, sources[m.Name])}
+	results := FanOut(ctx, slices.Collect(maps.Keys(byName)), opts, func(ctx context.Context, cluster string) (struct{}, error) {
+		return struct{}{}, readCapacity(ctx, byName[cluster], workload, sources[cluster])
 	})
 	out := make([]CapacitySource, len(results))
 	for i, r := range results {

@@ -35,28 +35,29 @@ func TestAccServerWarningsComeBackWithTheResult(t *testing.T) {
 	opts := Options{FieldManager: "propagation-test"}
 	ctx := context.Background()
 
-	warned := func(what string, res Result) {
+	warned := func(what string, res Answer, err error) {
 		t.Helper()
-		if res.Err != nil {
-			t.Fatalf("%s: %v", what, res.Err)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
 		}
 		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "fractional byte value") {
 			t.Errorf("%s: warnings %q, want the fractional byte value once", what, res.Warnings)
 		}
 	}
-	res := DryRun(ctx, m, o, pod, opts)
-	warned("dry run", res)
+	res, err := DryRun(ctx, m, o, pod, opts)
+	warned("dry run", res, err)
 	if res.Found {
 		t.Error("a dry run of a create found the object on the member")
 	}
 	t.Cleanup(func() {
-		if res := Remove(context.Background(), m, o, false, opts); res.Err != nil {
-			t.Errorf("removing the pod: %v", res.Err)
+		if err := Remove(context.Background(), m, o, false, opts); err != nil {
+			t.Errorf("removing the pod: %v", err)
 		}
 	})
-	warned("apply", Apply(ctx, m, o, pod, opts))
-	if res := DryRun(ctx, m, o, pod, opts); res.Err != nil || !res.Found {
-		t.Errorf("a dry run over the applied object = %+v, want it found", res)
+	applied, err := Apply(ctx, m, o, pod, opts)
+	warned("apply", applied, err)
+	if res, err := DryRun(ctx, m, o, pod, opts); err != nil || !res.Found {
+		t.Errorf("a dry run over the applied object = %+v, %v; want it found", res, err)
 	}
 }
 

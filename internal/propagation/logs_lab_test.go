@@ -62,8 +62,8 @@ func TestAccOperationsAreLoggedWithTheCluster(t *testing.T) {
 	var buf bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &buf)
 	o := Object{Resource: configMaps, Namespace: ns, Name: "logged"}
-	if res := Apply(ctx, m, o, managedConfigMap(ns, "logged"), Options{FieldManager: "propagation-test"}); res.Err != nil {
-		t.Fatal(res.Err)
+	if _, err := Apply(ctx, m, o, managedConfigMap(ns, "logged"), Options{FieldManager: "propagation-test"}); err != nil {
+		t.Fatal(err)
 	}
 	var operations, requests int
 	for _, line := range logLines(t, &buf) {
@@ -95,8 +95,8 @@ func TestAccReadsOfOneNamespaceShareOneList(t *testing.T) {
 	opts := Options{FieldManager: "propagation-test"}
 	for i := range 10 {
 		o := Object{Resource: configMaps, Namespace: ns, Name: fmt.Sprintf("c%d", i)}
-		if res := Apply(context.Background(), Member{Name: m.Name, Clients: m.Clients}, o, managedConfigMap(ns, o.Name), opts); res.Err != nil {
-			t.Fatal(res.Err)
+		if _, err := Apply(context.Background(), Member{Name: m.Name, Clients: m.Clients}, o, managedConfigMap(ns, o.Name), opts); err != nil {
+			t.Fatal(err)
 		}
 	}
 	var buf bytes.Buffer
@@ -107,9 +107,9 @@ func TestAccReadsOfOneNamespaceShareOneList(t *testing.T) {
 	}
 	for i := range 11 {
 		o := Object{Resource: configMaps, Namespace: ns, Name: fmt.Sprintf("c%d", i)}
-		res := Read(ctx, m, o, applied, opts)
-		if res.Err != nil || res.Found != (i < 10) {
-			t.Fatalf("Read(%s) = found %v, %v", o.Name, res.Found, res.Err)
+		res, err := Read(ctx, m, o, applied, opts)
+		if err != nil || res.Found != (i < 10) {
+			t.Fatalf("Read(%s) = found %v, %v", o.Name, res.Found, err)
 		}
 	}
 	lists, gets := 0, 0

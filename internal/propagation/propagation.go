@@ -1,8 +1,10 @@
 // Package propagation writes rendered objects to member clusters and reads
 // them back: server-side apply, deletion or orphaning, projection of the live
 // object onto what was applied, and server-side dry runs, fanned out over
-// clusters with a bound on parallelism. It executes decisions made elsewhere:
-// which clusters receive what is the engine's business, never this package's.
+// clusters with a bound on parallelism; Dispatch carries an apply's
+// operations out stage by stage and waits for the object to run. It executes
+// decisions made elsewhere: which clusters receive what is the engine's
+// business, and what to do on each reconcile's, never this package's.
 package propagation
 
 import (
@@ -11,9 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -74,14 +77,8 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Result is the outcome on one cluster.
-type Result struct {
-	Cluster string
-	// NotRun is true when the work never started: the context ended while
-	// it waited for its turn.
-	NotRun bool
-	// Err is nil when the cluster did what was asked.
-	Err error
+// Answer is what a member answered to one operation on the object.
+type Answer struct {
 	// Live is the object as the cluster holds it after an apply or a read,
 	// projected onto the fields that were applied; nil when there is none.
 	Live map[string]any
@@ -95,13 +92,26 @@ type Result struct {
 	// Reclaimed are the fields an apply or a dry run took back, or would
 	// take back, from update-style writers, by manager; nil when none.
 	Reclaimed Claims
-	// Warnings are what the member's API server warned about the object.
+	// Warnings are what the member's API server warned about the object,
+	// kept when the operation failed too.
 	Warnings []string
+}
+
+// Result is what the work of a fan-out came to on one cluster.
+type Result[T any] struct {
+	Cluster string
+	// NotRun is true when the work never started: the context ended while
+	// it waited for its turn.
+	NotRun bool
+	// Value is what the work returned, its error aside.
+	Value T
+	// Err is nil when the cluster did what was asked.
+	Err error
 }
 
 // Errors lists the failed results as one error, cluster by cluster, or
 // returns nil when none failed.
-func Errors(results []Result) error {
+func Errors[T any](results []Result[T]) error {
 	var lines []string
 	for _, r := range results {
 		if r.Err != nil {
@@ -114,59 +124,60 @@ func Errors(results []Result) error {
 	return errors.New(strings.Join(lines, "\n"))
 }
 
-// FanOut runs fn for every member, at most opts.MaxParallel at a time, each
-// under its own timeout, and returns the results sorted by cluster. A
-// failure on one cluster never stops the others.
-func FanOut(ctx context.Context, members []Member, opts Options, fn func(ctx context.Context, m Member) Result) []Result {
-	limit := opts.MaxParallel
-	if limit < 1 {
-		limit = 1
-	}
-	results := make([]Result, len(members))
-	sem := make(chan struct{}, limit)
+// FanOut runs work for every cluster, in the order given, at most
+// opts.MaxParallel at a time, each under its own timeout, and returns the
+// results sorted by cluster. A failure on one cluster never stops the
+// others; once ctx ends, the work not started yet is not run.
+func FanOut[T any](ctx context.Context, clusters []string, opts Options, work func(ctx context.Context, cluster string) (T, error)) []Result[T] {
+	results := make([]Result[T], len(clusters))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, m := range members {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
+	for range min(max(opts.MaxParallel, 1), len(clusters)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(clusters) {
+					return
+				}
+				results[i] = runOne(ctx, clusters[i], opts.Timeout, work)
 			}
-			if ctx.Err() != nil {
-				results[i] = Result{Cluster: m.Name, NotRun: true, Err: ctx.Err()}
-				return
-			}
-			cctx, cancel := ctx, context.CancelFunc(func() {})
-			if opts.Timeout > 0 {
-				cctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-			}
-			defer cancel()
-			r := fn(cctx, m)
-			r.Cluster = m.Name
-			results[i] = r
-		}()
+		})
 	}
 	wg.Wait()
-	sort.Slice(results, func(i, j int) bool { return results[i].Cluster < results[j].Cluster })
+	slices.SortFunc(results, func(a, b Result[T]) int { return strings.Compare(a.Cluster, b.Cluster) })
 	return results
+}
+
+// runOne runs work for one cluster under its timeout, unless ctx ended.
+func runOne[T any](ctx context.Context, cluster string, timeout time.Duration, work func(context.Context, string) (T, error)) Result[T] {
+	res := Result[T]{Cluster: cluster}
+	if ctx.Err() != nil {
+		res.NotRun, res.Err = true, ctx.Err()
+		return res
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	res.Value, res.Err = work(ctx, cluster)
+	return res
 }
 
 // logged runs one operation on one member under a context that names the
 // cluster, the object and the operation, so that the request log and this
 // line carry them, and logs its outcome at DEBUG.
-func logged(ctx context.Context, operation string, m Member, o Object, run func(context.Context) Result) Result {
+func logged(ctx context.Context, operation string, m Member, o Object, run func(context.Context) (Answer, error)) (Answer, error) {
 	ctx = tflog.SetField(kube.WithCluster(ctx, m.Name), "object", o.String())
 	ctx = tflog.SetField(ctx, "operation", operation)
 	start := time.Now()
-	r := run(ctx)
+	answer, err := run(ctx)
 	fields := map[string]any{"duration": time.Since(start).String()}
-	if r.Err != nil {
-		fields["error"] = r.Err.Error()
+	if err != nil {
+		fields["error"] = err.Error()
 	}
 	tflog.Debug(ctx, "cluster operation", fields)
-	return r
+	return answer, err
 }
 
 func resourceClient(c *kube.Clients, o Object) dynamic.ResourceInterface {
@@ -180,61 +191,61 @@ func resourceClient(c *kube.Clients, o Object) dynamic.ResourceInterface {
 // An object that exists already is adopted, as KubeFed does: the apply takes
 // ownership of the fields it sets and leaves the others alone. Fields it
 // sets that an update-style writer (kubectl edit or patch, a client's
-// Update) changed since are taken back, and listed in Result.Reclaimed;
+// Update) changed since are taken back, and listed in Answer.Reclaimed;
 // fields another server-side apply holds fail the apply with a
 // *ConflictError unless opts.Force is set.
-func Apply(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
-	return logged(ctx, "apply", m, o, func(ctx context.Context) Result { return apply(ctx, m, o, rendered, opts) })
+func Apply(ctx context.Context, m Member, o Object, rendered []byte, opts Options) (Answer, error) {
+	return logged(ctx, "apply", m, o, func(ctx context.Context) (Answer, error) { return apply(ctx, m, o, rendered, opts) })
 }
 
-func apply(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
+func apply(ctx context.Context, m Member, o Object, rendered []byte, opts Options) (Answer, error) {
 	ctx, warnings := kube.CollectWarnings(ctx)
 	defer m.Reads.Forget(listScope(m, o), o.Name)
 	live, reclaimed, err := applyReclaiming(ctx, m, o, rendered, opts, false)
 	if err != nil {
-		return Result{Err: explain(m, o, err, opts), Warnings: warnings.List()}
+		return Answer{Warnings: warnings.List()}, explain(m, o, err, opts)
 	}
 	var applied map[string]any
 	if err := json.Unmarshal(rendered, &applied); err != nil {
-		return Result{Err: fmt.Errorf("the rendered object is not JSON: %w", err)}
+		return Answer{}, fmt.Errorf("the rendered object is not JSON: %w", err)
 	}
-	return Result{Found: true, Live: Project(live.Object, applied), Object: live.Object, Reclaimed: reclaimed, Warnings: warnings.List()}
+	return Answer{Found: true, Live: Project(live.Object, applied), Object: live.Object, Reclaimed: reclaimed, Warnings: warnings.List()}, nil
 }
 
 // DryRun asks the member whether it would accept the rendered object,
 // without changing anything. Fields the apply would take back from
-// update-style writers are listed in Result.Reclaimed, and the member
+// update-style writers are listed in Answer.Reclaimed, and the member
 // validates the object as the apply would send it.
-func DryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
-	return logged(ctx, "dry run", m, o, func(ctx context.Context) Result { return dryRun(ctx, m, o, rendered, opts) })
+func DryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Options) (Answer, error) {
+	return logged(ctx, "dry run", m, o, func(ctx context.Context) (Answer, error) { return dryRun(ctx, m, o, rendered, opts) })
 }
 
-func dryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Options) Result {
+func dryRun(ctx context.Context, m Member, o Object, rendered []byte, opts Options) (Answer, error) {
 	ctx, warnings := kube.CollectWarnings(ctx)
 	live, reclaimed, err := applyReclaiming(ctx, m, o, rendered, opts, true)
 	if err != nil {
-		return Result{Err: explain(m, o, err, opts), Warnings: warnings.List()}
+		return Answer{Warnings: warnings.List()}, explain(m, o, err, opts)
 	}
-	return Result{Found: live.GetResourceVersion() != "", Reclaimed: reclaimed, Warnings: warnings.List()}
+	return Answer{Found: live.GetResourceVersion() != "", Reclaimed: reclaimed, Warnings: warnings.List()}, nil
 }
 
 // Read fetches the object, from the run's list of the cluster's managed
 // objects when it has it, and projects it onto applied, the object last
 // applied there, so that fields the server or other managers set never show
 // as differences while a field we set and someone changed does.
-func Read(ctx context.Context, m Member, o Object, applied map[string]any, opts Options) Result {
-	return logged(ctx, "read", m, o, func(ctx context.Context) Result { return read(ctx, m, o, applied, opts) })
+func Read(ctx context.Context, m Member, o Object, applied map[string]any, opts Options) (Answer, error) {
+	return logged(ctx, "read", m, o, func(ctx context.Context) (Answer, error) { return read(ctx, m, o, applied, opts) })
 }
 
-func read(ctx context.Context, m Member, o Object, applied map[string]any, opts Options) Result {
+func read(ctx context.Context, m Member, o Object, applied map[string]any, opts Options) (Answer, error) {
 	live, found, err := m.Reads.Get(ctx, listScope(m, o), resourceClient(m.Clients, o), o.Name)
 	if err != nil {
-		return Result{Err: explain(m, o, err, opts)}
+		return Answer{}, explain(m, o, err, opts)
 	}
 	if !found {
-		return Result{}
+		return Answer{}, nil
 	}
-	return Result{Found: true, Live: Project(live.Object, applied), Object: live.Object}
+	return Answer{Found: true, Live: Project(live.Object, applied), Object: live.Object}, nil
 }
 
 // Get fetches the object as the member holds it now, never from a list;
@@ -254,15 +265,16 @@ func Get(ctx context.Context, m Member, o Object) (map[string]any, bool, error) 
 // Remove deletes the object from the member or, when orphan is set, leaves
 // it and removes the managed label, so that it no longer counts as the
 // federation's. An object already gone is fine.
-func Remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) Result {
+func Remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) error {
 	operation := "remove"
 	if orphan {
 		operation = "orphan"
 	}
-	return logged(ctx, operation, m, o, func(ctx context.Context) Result { return remove(ctx, m, o, orphan, opts) })
+	_, err := logged(ctx, operation, m, o, func(ctx context.Context) (Answer, error) { return Answer{}, remove(ctx, m, o, orphan, opts) })
+	return err
 }
 
-func remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) Result {
+func remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) error {
 	defer m.Reads.Forget(listScope(m, o), o.Name)
 	client := resourceClient(m.Clients, o)
 	var err error
@@ -275,9 +287,9 @@ func remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) 
 		err = client.Delete(ctx, o.Name, metav1.DeleteOptions{})
 	}
 	if err != nil && !apierrors.IsNotFound(err) {
-		return Result{Err: explain(m, o, err, opts)}
+		return explain(m, o, err, opts)
 	}
-	return Result{}
+	return nil
 }
 
 // explain turns an API error into one that says which cluster, what went
@@ -393,9 +405,10 @@ func conflictSummary(s metav1.Status) string {
 // the request was cut off in flight (a timeout or cancellation, a
 // connection lost before the answer) rather than refused by the member or
 // never sent (a refused connection, a failed TLS handshake, bad
-// credentials).
+// credentials, an error marked NotSent).
 func Uncertain(err error) bool {
-	if err == nil {
+	var before notSent
+	if err == nil || errors.As(err, &before) {
 		return false
 	}
 	var status apierrors.APIStatus
@@ -415,3 +428,17 @@ func Uncertain(err error) bool {
 	}
 	return true
 }
+
+// NotSent marks err as a failure before anything was sent to the member
+// (its clients could not be had, the object could not be rendered), so that
+// Uncertain is false whatever err wraps: the member holds what it held.
+func NotSent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return notSent{err}
+}
+
+type notSent struct{ error }
+
+func (e notSent) Unwrap() error { return e.error }

@@ -63,9 +63,9 @@ func TestProjectShowsChangesToAppliedFields(t *testing.T) {
 }
 
 func TestFanOutBoundsParallelismAndSortsResults(t *testing.T) {
-	members := []Member{{Name: "c"}, {Name: "a"}, {Name: "d"}, {Name: "b"}}
+	clusters := []string{"c", "a", "d", "b"}
 	var running, peak atomic.Int32
-	results := FanOut(context.Background(), members, Options{MaxParallel: 2, Timeout: time.Second}, func(ctx context.Context, m Member) Result {
+	results := FanOut(context.Background(), clusters, Options{MaxParallel: 2, Timeout: time.Second}, func(ctx context.Context, cluster string) (string, error) {
 		n := running.Add(1)
 		defer running.Add(-1)
 		for {
@@ -75,10 +75,10 @@ func TestFanOutBoundsParallelismAndSortsResults(t *testing.T) {
 			}
 		}
 		if _, ok := ctx.Deadline(); !ok {
-			t.Errorf("%s: no per-cluster deadline", m.Name)
+			t.Errorf("%s: no per-cluster deadline", cluster)
 		}
 		time.Sleep(20 * time.Millisecond)
-		return Result{}
+		return "done on " + cluster, nil
 	})
 	if peak.Load() > 2 {
 		t.Errorf("%d clusters at once, want at most 2", peak.Load())
@@ -86,9 +86,26 @@ func TestFanOutBoundsParallelismAndSortsResults(t *testing.T) {
 	var names []string
 	for _, r := range results {
 		names = append(names, r.Cluster)
+		if r.Value != "done on "+r.Cluster || r.Err != nil {
+			t.Errorf("%s: value %q, error %v; want its own value and no error", r.Cluster, r.Value, r.Err)
+		}
 	}
 	if !reflect.DeepEqual(names, []string{"a", "b", "c", "d"}) {
 		t.Errorf("results in order %v", names)
+	}
+}
+
+func TestFanOutStartsClustersInTheOrderGiven(t *testing.T) {
+	var started []string
+	results := FanOut(context.Background(), []string{"c", "a", "b"}, Options{MaxParallel: 1}, func(_ context.Context, cluster string) (struct{}, error) {
+		started = append(started, cluster)
+		return struct{}{}, nil
+	})
+	if !reflect.DeepEqual(started, []string{"c", "a", "b"}) {
+		t.Errorf("one at a time, started %v, want c, a, b", started)
+	}
+	if len(results) != 3 || results[0].Cluster != "a" || results[2].Cluster != "c" {
+		t.Errorf("results %+v, want them sorted by cluster", results)
 	}
 }
 
@@ -193,11 +210,10 @@ func TestProjectFoldsSecretStringDataFromData(t *testing.T) {
 
 func TestFanOutMarksWorkNeverStartedAfterCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	members := []Member{{Name: "a"}, {Name: "b"}, {Name: "c"}}
-	results := FanOut(ctx, members, Options{MaxParallel: 1}, func(ctx context.Context, m Member) Result {
+	results := FanOut(ctx, []string{"a", "b", "c"}, Options{MaxParallel: 1}, func(ctx context.Context, cluster string) (int, error) {
 		cancel()
 		<-ctx.Done()
-		return Result{Err: ctx.Err()}
+		return 0, ctx.Err()
 	})
 	started := 0
 	for _, r := range results {

@@ -40,8 +40,8 @@ func newLabObject(t *testing.T, resource schema.GroupVersionResource, name strin
 	l := labObject{t: t, m: Member{Name: "berlin", Clients: clients},
 		o: Object{Resource: resource, Namespace: "default", Name: name}, opts: Options{FieldManager: "kubefed-test"}}
 	t.Cleanup(func() {
-		if res := Remove(context.Background(), l.m, l.o, false, l.opts); res.Err != nil {
-			t.Errorf("removing %s: %v", l.o, res.Err)
+		if err := Remove(context.Background(), l.m, l.o, false, l.opts); err != nil {
+			t.Errorf("removing %s: %v", l.o, err)
 		}
 	})
 	return l
@@ -69,11 +69,11 @@ func (l labObject) live() map[string]any {
 	return obj
 }
 
-func (l labObject) mustApply(rendered string, opts Options) Result {
+func (l labObject) mustApply(rendered string, opts Options) Answer {
 	l.t.Helper()
-	res := Apply(context.Background(), l.m, l.o, []byte(rendered), opts)
-	if res.Err != nil {
-		l.t.Fatalf("apply: %v", res.Err)
+	res, err := Apply(context.Background(), l.m, l.o, []byte(rendered), opts)
+	if err != nil {
+		l.t.Fatalf("apply: %v", err)
 	}
 	return res
 }
@@ -96,9 +96,9 @@ func TestAccApplyReclaimsFieldsChangedByUpdates(t *testing.T) {
 	l.write("kubectl-patch", k8stypes.MergePatchType, `{"data":{"greeting":"tampered","extra":"theirs"}}`, false)
 	want := Claims{"kubectl-patch": {".data.greeting"}}
 
-	dry := DryRun(context.Background(), l.m, l.o, []byte(ours), l.opts)
-	if dry.Err != nil || !reflect.DeepEqual(dry.Reclaimed, want) {
-		t.Fatalf("dry run: err %v, reclaimed %v; want no error and %v", dry.Err, dry.Reclaimed, want)
+	dry, err := DryRun(context.Background(), l.m, l.o, []byte(ours), l.opts)
+	if err != nil || !reflect.DeepEqual(dry.Reclaimed, want) {
+		t.Fatalf("dry run: err %v, reclaimed %v; want no error and %v", err, dry.Reclaimed, want)
 	}
 	if got := dataOf(l.live())["greeting"]; got != "tampered" {
 		t.Fatalf("the dry run changed the object: greeting %v", got)
@@ -129,23 +129,24 @@ func TestAccApplyRefusesFieldsAnotherApplyHolds(t *testing.T) {
 	l.mustApply(ours, l.opts)
 	l.write("other-tool", k8stypes.ApplyPatchType, configMap("reclaim-disputed", `{"greeting":"theirs"}`), true)
 
-	for what, res := range map[string]Result{
-		"dry run": DryRun(context.Background(), l.m, l.o, []byte(ours), l.opts),
-		"apply":   Apply(context.Background(), l.m, l.o, []byte(ours), l.opts),
+	for what, write := range map[string]func(context.Context, Member, Object, []byte, Options) (Answer, error){
+		"dry run": DryRun,
+		"apply":   Apply,
 	} {
+		_, err := write(context.Background(), l.m, l.o, []byte(ours), l.opts)
 		var conflict *ConflictError
-		if !errors.As(res.Err, &conflict) {
-			t.Fatalf("%s: %v, want a conflict", what, res.Err)
+		if !errors.As(err, &conflict) {
+			t.Fatalf("%s: %v, want a conflict", what, err)
 		}
 		if want := (Claims{"other-tool": {".data.greeting"}}); !reflect.DeepEqual(conflict.Disputed, want) {
 			t.Errorf("%s: disputed %v, want %v", what, conflict.Disputed, want)
 		}
 		for _, want := range []string{`cluster "berlin"`, `"other-tool": .data.greeting`, "force_conflicts = true"} {
-			if !strings.Contains(res.Err.Error(), want) {
-				t.Errorf("%s: %q lacks %q", what, res.Err, want)
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %q lacks %q", what, err, want)
 			}
 		}
-		if !Rejects(res.Err) {
+		if !Rejects(err) {
 			t.Errorf("%s: the conflict does not count as the member refusing the object", what)
 		}
 	}
@@ -169,10 +170,10 @@ func TestAccApplyForcesNothingWhenAnotherApplyHoldsAField(t *testing.T) {
 	l.write("kubectl-patch", k8stypes.MergePatchType, `{"data":{"color":"red"}}`, false)
 	l.write("other-tool", k8stypes.ApplyPatchType, configMap("reclaim-mixed", `{"greeting":"theirs"}`), true)
 
-	res := Apply(context.Background(), l.m, l.o, []byte(ours), l.opts)
+	_, err := Apply(context.Background(), l.m, l.o, []byte(ours), l.opts)
 	var conflict *ConflictError
-	if !errors.As(res.Err, &conflict) {
-		t.Fatalf("apply: %v, want a conflict", res.Err)
+	if !errors.As(err, &conflict) {
+		t.Fatalf("apply: %v, want a conflict", err)
 	}
 	want := Conflicts{Disputed: Claims{"other-tool": {".data.greeting"}}, Reclaimable: Claims{"kubectl-patch": {".data.color"}}}
 	if !reflect.DeepEqual(conflict.Conflicts, want) {
@@ -206,9 +207,9 @@ func TestAccProjectLeavesAnInjectedSidecarToItsManager(t *testing.T) {
 	l.write("mesh-injector", k8stypes.JSONPatchType,
 		`[{"op":"add","path":"/spec/template/spec/containers/-","value":{"name":"istio-proxy","image":"proxyv2"}}]`, false)
 
-	read := Read(context.Background(), l.m, l.o, applied, l.opts)
-	if read.Err != nil {
-		t.Fatal(read.Err)
+	read, err := Read(context.Background(), l.m, l.o, applied, l.opts)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if got, want := canonicalJSON(t, read.Live), canonicalJSON(t, applied); got != want {
 		t.Errorf("read back with the sidecar:\n got  %s\n want %s", got, want)
@@ -233,9 +234,9 @@ func TestAccApplyReclaimsAnAtomicListWhole(t *testing.T) {
 		{"op":"add","path":"/spec/template/spec/containers/-","value":{"name":"istio-proxy","image":"proxyv2"}},
 		{"op":"add","path":"/spec/template/spec/tolerations/-","value":{"key":"mesh","operator":"Exists"}}]`, false)
 
-	read := Read(context.Background(), l.m, l.o, applied, l.opts)
-	if read.Err != nil {
-		t.Fatal(read.Err)
+	read, err := Read(context.Background(), l.m, l.o, applied, l.opts)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if canonicalJSON(t, read.Live) == canonicalJSON(t, applied) {
 		t.Errorf("a toleration added to the atomic list reads as no change")
@@ -260,9 +261,9 @@ func TestAccReplicasLeftOutBelongToTheScaler(t *testing.T) {
 	l.mustApply(ours, l.opts)
 	l.write("autoscaler", k8stypes.MergePatchType, `{"spec":{"replicas":5}}`, false, "scale")
 
-	read := Read(context.Background(), l.m, l.o, applied, l.opts)
-	if read.Err != nil || canonicalJSON(t, read.Live) != canonicalJSON(t, applied) {
-		t.Errorf("read back after scaling: %v, %s", read.Err, canonicalJSON(t, read.Live))
+	read, err := Read(context.Background(), l.m, l.o, applied, l.opts)
+	if err != nil || canonicalJSON(t, read.Live) != canonicalJSON(t, applied) {
+		t.Errorf("read back after scaling: %v, %s", err, canonicalJSON(t, read.Live))
 	}
 	if res := l.mustApply(ours, l.opts); res.Reclaimed != nil {
 		t.Errorf("apply reclaimed %v", res.Reclaimed)

@@ -81,7 +81,7 @@ func TestApplyReclaimsAgainWhenTheObjectChangesMeanwhile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &racingMember{changes: tt.changes}
-			res := Apply(context.Background(), r.member(), o, rendered, Options{FieldManager: "kubefed", Force: tt.force})
+			res, err := Apply(context.Background(), r.member(), o, rendered, Options{FieldManager: "kubefed", Force: tt.force})
 			if !reflect.DeepEqual(r.attempts, tt.attempts) {
 				t.Errorf("forced applies on versions %q, want %q", r.attempts, tt.attempts)
 			}
@@ -89,10 +89,10 @@ func TestApplyReclaimsAgainWhenTheObjectChangesMeanwhile(t *testing.T) {
 				t.Errorf("reclaimed %v, want %v", res.Reclaimed, tt.reclaimed)
 			}
 			switch {
-			case tt.err == "" && res.Err != nil:
-				t.Errorf("apply: %v", res.Err)
-			case tt.err != "" && (res.Err == nil || !strings.Contains(res.Err.Error(), tt.err)):
-				t.Errorf("apply: %v, want %q", res.Err, tt.err)
+			case tt.err == "" && err != nil:
+				t.Errorf("apply: %v", err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Errorf("apply: %v, want %q", err, tt.err)
 			}
 		})
 	}

@@ -133,7 +133,7 @@ func (d *federatedObjectStatusDataSource) health(ctx context.Context, object pro
 	if err != nil {
 		return health
 	}
-	var members []propagation.Member
+	members := map[string]propagation.Member{}
 	for _, name := range clusters {
 		c, ok := snapshot.Cluster(name)
 		if !ok {
@@ -145,21 +145,21 @@ func (d *federatedObjectStatusDataSource) health(ctx context.Context, object pro
 			health[name] = rollout.Health{Message: err.Error()}
 			continue
 		}
-		members = append(members, propagation.Member{Name: name, Clients: clients})
+		members[name] = propagation.Member{Name: name, Clients: clients}
 	}
 	opts := propagation.Options{MaxParallel: d.data.settings.MaxParallelClusters, Timeout: d.data.settings.RequestTimeout}
-	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		obj, found, err := propagation.Get(ctx, m, object)
-		return propagation.Result{Object: obj, Found: found, Err: err}
+	results := propagation.FanOut(ctx, sortedKeys(members), opts, func(ctx context.Context, cluster string) (map[string]any, error) {
+		obj, _, err := propagation.Get(ctx, members[cluster], object)
+		return obj, err
 	})
 	for _, res := range results {
 		switch {
 		case res.Err != nil:
 			health[res.Cluster] = rollout.Health{Message: "cannot read the cluster: " + res.Err.Error()}
-		case !res.Found:
+		case res.Value == nil:
 			health[res.Cluster] = rollout.Health{Message: "the object is not on the cluster"}
 		default:
-			health[res.Cluster] = rollout.HealthOf(res.Object)
+			health[res.Cluster] = rollout.HealthOf(res.Value)
 		}
 	}
 	return health

@@ -296,7 +296,7 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 // except those in staying.
 func (r *federatedObjectResource) removeFromMembers(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
 	held map[string]string, staying []string, diags *diag.Diagnostics) {
-	var members []propagation.Member
+	members := map[string]propagation.Member{}
 	for _, cluster := range sortedKeys(held) {
 		if slices.Contains(staying, cluster) {
 			continue
@@ -311,11 +311,11 @@ func (r *federatedObjectResource) removeFromMembers(ctx context.Context, in *obj
 			diags.AddError(fmt.Sprintf("Cannot remove %s from cluster %q", in.object, cluster), err.Error())
 			continue
 		}
-		members = append(members, m)
+		members[cluster] = m
 	}
 	opts := r.options(false, 0)
-	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		return propagation.Remove(ctx, m, in.object, in.orphan, opts)
+	results := propagation.FanOut(ctx, sortedKeys(members), opts, func(ctx context.Context, cluster string) (struct{}, error) {
+		return struct{}{}, propagation.Remove(ctx, members[cluster], in.object, in.orphan, opts)
 	})
 	if err := propagation.Errors(results); err != nil {
 		diags.AddError(fmt.Sprintf("Cannot remove %s from every cluster", in.object), err.Error())

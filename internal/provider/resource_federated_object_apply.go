@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,9 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
@@ -26,10 +23,10 @@ import (
 // timeout, an interrupt): the host still learns what each cluster holds.
 const hostRecordGrace = 15 * time.Second
 
-// apply carries out the plan: the operations reconcile.Diff decides are run
-// on the members in parallel, their outcomes are folded into what each
-// cluster holds, and the host's Federated<Kind> records the spec and each
-// cluster's status. plan becomes the new state. It reports false when it
+// apply carries out the plan: the operations reconcile.Diff decides are
+// carried out on the members stage by stage, their outcomes are folded
+// into what each cluster holds, and the host's Federated<Kind> records the
+// spec and each cluster's status. plan becomes the new state. It reports false when it
 // stopped before writing anything, so the caller keeps the prior state.
 func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federatedObjectModel, timeout time.Duration, diags *diag.Diagnostics) bool {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -135,74 +132,6 @@ func reachOf(snapshot *runstate.Snapshot, name string) reconcile.Reach {
 	return reconcile.Reachable
 }
 
-// carryOut runs the applies and removals on their members, in parallel,
-// and returns their outcomes; work that never started has none.
-func (r *federatedObjectResource) carryOut(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	input reconcile.Input, ops []reconcile.Operation, seen map[string]map[string]any, diags *diag.Diagnostics) []reconcile.Outcome {
-	var outcomes []reconcile.Outcome
-	var members []propagation.Member
-	payloads := map[string][]byte{}
-	for _, op := range ops {
-		warnSkipped(in, op, diags)
-		if op.Action != reconcile.Apply && op.Action != reconcile.Remove {
-			continue
-		}
-		m, err := r.member(snapshot, op.Cluster)
-		if err == nil && op.Action == reconcile.Apply {
-			payloads[op.Cluster], err = r.payloadFor(ctx, in, snapshot, m, op, input.Want[op.Cluster])
-		}
-		if err != nil {
-			outcomes = append(outcomes, reconcile.Outcome{Cluster: op.Cluster, Err: err.Error()})
-			continue
-		}
-		members = append(members, m)
-	}
-	opts := r.options(in.force, 0)
-	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		if payload, ok := payloads[m.Name]; ok {
-			return propagation.Apply(ctx, m, in.object, payload, opts)
-		}
-		return propagation.Remove(ctx, m, in.object, in.orphan, opts)
-	})
-	for _, res := range results {
-		addServerWarnings(diags, in.object, res)
-		addReclaimWarning(diags, in.object, res, "The apply set")
-		if res.NotRun {
-			continue
-		}
-		if res.Object != nil {
-			seen[res.Cluster] = res.Object
-		}
-		outcomes = append(outcomes, outcomeOf(res))
-	}
-	return outcomes
-}
-
-// payloadFor is what an apply sends a cluster. With retain_replicas, a
-// cluster whose replicas only this provider set gets its live count once
-// more: the field would otherwise drop to its default as its only owner
-// stops setting it.
-func (r *federatedObjectResource) payloadFor(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	m propagation.Member, op reconcile.Operation, display string) ([]byte, error) {
-	c, _ := snapshot.Cluster(op.Cluster)
-	payload, err := in.payload(federation.Cluster{Name: c.Name, Labels: c.Labels}, display, op.Existed)
-	if err != nil || !in.retain || !op.Existed {
-		return payload, err
-	}
-	replicas, keep, err := propagation.ReplicasToKeep(ctx, m, in.object, r.data.settings.FieldManager)
-	if err != nil || !keep {
-		return payload, err
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(payload, &obj); err != nil {
-		return nil, err
-	}
-	if err := unstructured.SetNestedField(obj, replicas, "spec", "replicas"); err != nil {
-		return nil, err
-	}
-	return json.Marshal(obj)
-}
-
 // healthAfter is cluster_health after an apply: what the apply saw of the
 // clusters it touched, what the state had of the others, for the clusters
 // that hold the object.
@@ -220,27 +149,6 @@ func healthAfter(prior *federatedObjectModel, record reconcile.Record, seen map[
 		}
 	}
 	return healthValue(health, diags)
-}
-
-func outcomeOf(res propagation.Result) reconcile.Outcome {
-	o := reconcile.Outcome{Cluster: res.Cluster}
-	if res.Err != nil {
-		o.Err = res.Err.Error()
-		o.Uncertain = propagation.Uncertain(res.Err)
-	}
-	return o
-}
-
-// warnSkipped tells about a cluster the apply leaves alone.
-func warnSkipped(in *objectInputs, op reconcile.Operation, diags *diag.Diagnostics) {
-	switch {
-	case op.Action == reconcile.Forget:
-		diags.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", op.Cluster),
-			fmt.Sprintf("%s stays on cluster %q: %s.", in.object, op.Cluster, op.Reason))
-	case op.Action == reconcile.Skip && op.Status == reconcile.StatusClusterNotReady:
-		diags.AddWarning(fmt.Sprintf("Cluster %q is not placed yet", op.Cluster),
-			fmt.Sprintf("%s was not applied to cluster %q: %s.", in.object, op.Cluster, op.Reason))
-	}
 }
 
 // startSpecWrite writes the Federated<Kind>'s spec, a create's with the
@@ -330,22 +238,23 @@ func (r *federatedObjectResource) observeTheRest(ctx context.Context, in *object
 	if in.ft.StatusCollection != registry.Enabled {
 		return
 	}
-	var members []propagation.Member
+	members := map[string]propagation.Member{}
 	for cluster := range record.Held {
 		if _, ok := seen[cluster]; ok {
 			continue
 		}
 		if m, err := r.member(snapshot, cluster); err == nil {
-			members = append(members, m)
+			members[cluster] = m
 		}
 	}
-	results := propagation.FanOut(ctx, members, r.options(false, r.data.settings.RequestTimeout), func(ctx context.Context, m propagation.Member) propagation.Result {
-		obj, found, err := propagation.Get(ctx, m, in.object)
-		return propagation.Result{Object: obj, Found: found, Err: err}
-	})
+	results := propagation.FanOut(ctx, sortedKeys(members), r.options(false, r.data.settings.RequestTimeout),
+		func(ctx context.Context, cluster string) (map[string]any, error) {
+			obj, _, err := propagation.Get(ctx, members[cluster], in.object)
+			return obj, err
+		})
 	for _, res := range results {
-		if res.Found {
-			seen[res.Cluster] = res.Object
+		if res.Value != nil {
+			seen[res.Cluster] = res.Value
 		}
 	}
 }
@@ -410,25 +319,25 @@ func (r *federatedObjectResource) options(force bool, timeout time.Duration) pro
 
 // addServerWarnings shows what a member's API server warned about the
 // object, once per cluster.
-func addServerWarnings(diags *diag.Diagnostics, object propagation.Object, res propagation.Result) {
-	if len(res.Warnings) == 0 {
+func addServerWarnings(diags *diag.Diagnostics, object propagation.Object, cluster string, answer propagation.Answer) {
+	if len(answer.Warnings) == 0 {
 		return
 	}
-	diags.AddWarning(fmt.Sprintf("Cluster %q warns about %s", res.Cluster, object),
-		"The cluster's API server answered with these warnings:\n- "+strings.Join(res.Warnings, "\n- "))
+	diags.AddWarning(fmt.Sprintf("Cluster %q warns about %s", cluster, object),
+		"The cluster's API server answered with these warnings:\n- "+strings.Join(answer.Warnings, "\n- "))
 }
 
 // addReclaimWarning says which fields a member's update-style writers had
 // changed, and that the apply takes them back; verb is "The apply sets"
 // at plan, "The apply set" after it.
-func addReclaimWarning(diags *diag.Diagnostics, object propagation.Object, res propagation.Result, verb string) {
-	if len(res.Reclaimed) == 0 {
+func addReclaimWarning(diags *diag.Diagnostics, object propagation.Object, cluster string, answer propagation.Answer, verb string) {
+	if len(answer.Reclaimed) == 0 {
 		return
 	}
-	diags.AddWarning(fmt.Sprintf("Cluster %q: fields of %s are taken back", res.Cluster, object),
+	diags.AddWarning(fmt.Sprintf("Cluster %q: fields of %s are taken back", cluster, object),
 		fmt.Sprintf("On cluster %q, %s changed fields the template sets (an update-style writer: kubectl edit or patch, a "+
 			"client's Update). %s them back to the template's values and takes their ownership back; the other fields of "+
-			"those writers are left alone.", res.Cluster, res.Reclaimed, verb))
+			"those writers are left alone.", cluster, answer.Reclaimed, verb))
 }
 
 // statusValue is the cluster_status value of a record. It builds the

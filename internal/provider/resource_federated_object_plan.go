@@ -441,26 +441,26 @@ func warnLate(in *objectInputs, view candidates, diags *diag.Diagnostics) {
 func (r *federatedObjectResource) checkMembers(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot, out planned,
 	prior map[string]string, force, creating bool, diags *diag.Diagnostics) {
 	dryRun := r.data.settings.PlanValidation == PlanValidationServer
-	var members []propagation.Member
+	members := map[string]propagation.Member{}
 	for _, name := range sortedKeys(out.objects) {
 		if prior[name] == out.rendered[name] {
 			continue
 		}
 		if m, err := r.member(snapshot, name); err == nil {
-			members = append(members, m)
+			members[name] = m
 		}
 	}
 	if !dryRun && !creating {
 		return
 	}
 	opts := r.options(force, r.data.settings.RequestTimeout)
-	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		return checkMember(ctx, m, in.object, out.objects[m.Name], opts, creating, dryRun)
+	results := propagation.FanOut(ctx, sortedKeys(members), opts, func(ctx context.Context, cluster string) (propagation.Answer, error) {
+		return checkMember(ctx, members[cluster], in.object, out.objects[cluster], opts, creating, dryRun)
 	})
 	for _, res := range results {
-		addServerWarnings(diags, in.object, res)
-		addReclaimWarning(diags, in.object, res, "The apply sets")
-		if creating && res.Found {
+		addServerWarnings(diags, in.object, res.Cluster, res.Value)
+		addReclaimWarning(diags, in.object, res.Cluster, res.Value, "The apply sets")
+		if creating && res.Value.Found {
 			diags.AddWarning(fmt.Sprintf("Cluster %q already holds %s", res.Cluster, in.object),
 				fmt.Sprintf("%s exists on cluster %q without a record in the host. The apply adopts it, as KubeFed does: it takes over "+
 					"the fields the template sets and leaves the others alone, and destroying this resource deletes it there.",
@@ -477,32 +477,32 @@ func (r *federatedObjectResource) checkMembers(ctx context.Context, in *objectIn
 // answer says so, and only a member that refuses the dry run, or a plan
 // without dry runs, is asked by name.
 func checkMember(ctx context.Context, m propagation.Member, o propagation.Object, rendered []byte, opts propagation.Options,
-	creating, dryRun bool) propagation.Result {
+	creating, dryRun bool) (propagation.Answer, error) {
 	if !dryRun {
 		return existing(ctx, m, o)
 	}
-	res := propagation.DryRun(ctx, m, o, rendered, opts)
-	if creating && res.Err != nil {
-		found := existing(ctx, m, o)
-		if found.Err != nil {
-			return found
+	res, err := propagation.DryRun(ctx, m, o, rendered, opts)
+	if creating && err != nil {
+		found, ferr := existing(ctx, m, o)
+		if ferr != nil {
+			return found, ferr
 		}
 		res.Found = found.Found
 	}
-	return res
+	return res, err
 }
 
 // existing reads whether the member holds the object.
-func existing(ctx context.Context, m propagation.Member, o propagation.Object) propagation.Result {
+func existing(ctx context.Context, m propagation.Member, o propagation.Object) (propagation.Answer, error) {
 	_, found, err := propagation.Get(ctx, m, o)
-	return propagation.Result{Found: found, Err: err}
+	return propagation.Answer{Found: found}, err
 }
 
 // addDryRunError reports a dry run's failure: an error when the member
 // objects to the object, a warning when it could not check it. Fields
 // another tool holds are a warning: only the write fails on them, and a
 // plan that Terraform makes before a destroy must not stop it.
-func addDryRunError(diags *diag.Diagnostics, in *objectInputs, res propagation.Result) {
+func addDryRunError(diags *diag.Diagnostics, in *objectInputs, res propagation.Result[propagation.Answer]) {
 	var conflict *propagation.ConflictError
 	if errors.As(res.Err, &conflict) {
 		diags.AddAttributeWarning(path.Root("force_conflicts"), fmt.Sprintf("Another tool manages fields of the object on cluster %q", res.Cluster),

@@ -241,7 +241,7 @@ func (r *federatedObjectResource) readMembers(ctx context.Context, in *objectInp
 		}
 	}
 	applied := map[string]map[string]any{}
-	var members []propagation.Member
+	members := map[string]propagation.Member{}
 	for _, cluster := range sortedKeys(held) {
 		obj, err := decodeObject(held[cluster])
 		m, merr := r.member(snapshot, cluster)
@@ -258,29 +258,30 @@ func (r *federatedObjectResource) readMembers(ctx context.Context, in *objectInp
 			unstructured.RemoveNestedField(obj, "spec", "replicas")
 		}
 		applied[cluster] = obj
-		members = append(members, m)
+		members[cluster] = m
 	}
 	opts := r.options(false, r.data.settings.RequestTimeout)
-	results := propagation.FanOut(ctx, members, opts, func(ctx context.Context, m propagation.Member) propagation.Result {
-		return propagation.Read(ctx, m, in.object, applied[m.Name], opts)
+	results := propagation.FanOut(ctx, sortedKeys(members), opts, func(ctx context.Context, cluster string) (propagation.Answer, error) {
+		return propagation.Read(ctx, members[cluster], in.object, applied[cluster], opts)
 	})
-	for _, res := range results {
+	for _, result := range results {
+		res := result.Value
 		switch {
-		case res.Err != nil:
-			now[res.Cluster] = held[res.Cluster]
-			diags.AddWarning(fmt.Sprintf("Cluster %q could not be read", res.Cluster),
-				"The state keeps what the cluster last held. "+res.Err.Error())
+		case result.Err != nil:
+			now[result.Cluster] = held[result.Cluster]
+			diags.AddWarning(fmt.Sprintf("Cluster %q could not be read", result.Cluster),
+				"The state keeps what the cluster last held. "+result.Err.Error())
 		case res.Found:
-			health[res.Cluster] = rollout.HealthOf(res.Object)
+			health[result.Cluster] = rollout.HealthOf(res.Object)
 			display, err := in.canonical(res.Live)
 			if err != nil {
-				now[res.Cluster] = held[res.Cluster]
-				diags.AddWarning(fmt.Sprintf("Cannot compare %s on cluster %q", in.object, res.Cluster), err.Error())
+				now[result.Cluster] = held[result.Cluster]
+				diags.AddWarning(fmt.Sprintf("Cannot compare %s on cluster %q", in.object, result.Cluster), err.Error())
 				continue
 			}
-			now[res.Cluster] = display
+			now[result.Cluster] = display
 		default:
-			delete(health, res.Cluster)
+			delete(health, result.Cluster)
 		}
 	}
 	return now, health

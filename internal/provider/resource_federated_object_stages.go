@@ -3,141 +3,103 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
-// rollOut carries the operations out stage by stage: a stage's writes,
-// then the waits for the clusters it wrote to and for those whose last
-// rollout did not finish. In a staged rollout, a stage that leaves more
-// failed clusters than max_failed_clusters stops it: the later stages keep
-// what they hold. It returns the outcomes and, by cluster, the object as the
-// apply last saw it there.
+// rollOut has propagation carry the operations out, stage by stage, on the
+// members, and tells what it met on the way. It returns the outcomes and,
+// by cluster, the object as the apply last saw it there.
 func (r *federatedObjectResource) rollOut(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
 	input reconcile.Input, ops []reconcile.Operation, diags *diag.Diagnostics) ([]reconcile.Outcome, map[string]map[string]any) {
 	order, _ := in.order(input.Placed)
-	stages := reconcile.Stages(ops, order.Stages)
+	rollout := propagation.Rollout{Stages: order.Stages, Staged: in.strategy.staged(), MaxFailed: in.strategy.maxFailed,
+		Pause: in.strategy.pause, MaxParallel: r.data.settings.MaxParallelClusters}
+	var waiter propagation.Waiter
+	if in.waiter.Needed() {
+		waiter = memberWaiter{r: r, in: in, snapshot: snapshot}
+	}
+	writer := memberWriter{r: r, in: in, snapshot: snapshot, want: input.Want}
 	seen := map[string]map[string]any{}
-	passed := map[string]bool{}
 	var outcomes []reconcile.Outcome
-	for i, stage := range stages {
-		done := r.carryOut(ctx, in, snapshot, input, stage, seen, diags)
-		done = r.waitFor(ctx, in, snapshot, stage, done, seen)
-		outcomes = append(outcomes, done...)
-		for _, o := range done {
-			passed[o.Cluster] = o.Err == "" && (o.Rollout == "" || o.Rollout == reconcile.RolloutDone)
+	for _, o := range propagation.Dispatch(ctx, ops, rollout, writer, waiter) {
+		warnSkipped(in, o.Op, diags)
+		addServerWarnings(diags, in.object, o.Cluster, o.Answer)
+		addReclaimWarning(diags, in.object, o.Cluster, o.Answer, "The apply set")
+		if o.Seen != nil {
+			seen[o.Cluster] = o.Seen
 		}
-		if !in.strategy.staged() || i == len(stages)-1 {
-			continue
-		}
-		if ok, failed := rollout.Continue(passed, in.strategy.maxFailed); !ok {
-			return append(outcomes, stoppedOutcomes(stages[i+1:], failed)...), seen
-		}
-		pause(ctx, in.strategy.pause)
+		outcomes = append(outcomes, o.Outcome)
 	}
 	return outcomes, seen
 }
 
-// waitFor waits, in parallel, for the object to run on every cluster of
-// the stage that took it or whose last rollout did not finish, and notes
-// how each wait ended in its outcome.
-func (r *federatedObjectResource) waitFor(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	stage []reconcile.Operation, done []reconcile.Outcome, seen map[string]map[string]any) []reconcile.Outcome {
-	if !in.waiter.Needed() {
-		return done
-	}
-	byCluster := map[string]int{}
-	for i, o := range done {
-		byCluster[o.Cluster] = i
-	}
-	var members []propagation.Member
-	for _, op := range stage {
-		i, applied := byCluster[op.Cluster]
-		ok := op.Action == reconcile.Wait || (op.Action == reconcile.Apply && applied && done[i].Err == "")
-		if m, err := r.member(snapshot, op.Cluster); ok && err == nil {
-			members = append(members, m)
-		}
-		if op.Action == reconcile.Wait && !applied {
-			byCluster[op.Cluster] = len(done)
-			done = append(done, reconcile.Outcome{Cluster: op.Cluster})
-		}
-	}
-	var mu sync.Mutex
-	waits := make(map[string]propagation.WaitResult, len(members))
-	results := propagation.FanOut(ctx, members, r.options(false, 0), func(ctx context.Context, m propagation.Member) propagation.Result {
-		w := propagation.Wait(ctx, m, in.object, in.waiter, propagation.DefaultWaitInterval)
-		mu.Lock()
-		defer mu.Unlock()
-		waits[m.Name] = w
-		return propagation.Result{}
-	})
-	for _, res := range results {
-		if res.NotRun {
-			continue
-		}
-		w := waits[res.Cluster]
-		o := &done[byCluster[res.Cluster]]
-		o.Rollout, o.RolloutMessage = rolloutEnd(w)
-		if w.Object != nil {
-			seen[res.Cluster] = w.Object
-		}
-	}
-	return done
-}
-
-// rolloutEnd is how a wait ended, in the outcome's words.
-func rolloutEnd(w propagation.WaitResult) (string, string) {
-	st := w.Status
+// warnSkipped tells about a cluster the apply leaves alone.
+func warnSkipped(in *objectInputs, op reconcile.Operation, diags *diag.Diagnostics) {
 	switch {
-	case st.Done:
-		return reconcile.RolloutDone, ""
-	case st.Failed:
-		return reconcile.RolloutFailed, strings.TrimSpace(st.Reason + ": " + st.Message)
-	case w.Err != nil:
-		return reconcile.RolloutTimedOut, "timed out: the cluster could not be read (" + w.Err.Error() + ")"
+	case op.Action == reconcile.Forget:
+		diags.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", op.Cluster),
+			fmt.Sprintf("%s stays on cluster %q: %s.", in.object, op.Cluster, op.Reason))
+	case op.Action == reconcile.Skip && op.Status == reconcile.StatusClusterNotReady:
+		diags.AddWarning(fmt.Sprintf("Cluster %q is not placed yet", op.Cluster),
+			fmt.Sprintf("%s was not applied to cluster %q: %s.", in.object, op.Cluster, op.Reason))
 	}
-	return reconcile.RolloutTimedOut, "timed out waiting for the rollout: " + st.Message
 }
 
-// stoppedOutcomes are the outcomes of the operations a stopped rollout
-// leaves undone.
-func stoppedOutcomes(stages [][]reconcile.Operation, failed []string) []reconcile.Outcome {
-	why := fmt.Sprintf("not updated: the rollout stopped after %s failed; fix it and apply again to continue",
-		strings.Join(quoted(failed), ", "))
-	var out []reconcile.Outcome
-	for _, stage := range stages {
-		for _, op := range stage {
-			if op.Action == reconcile.Apply || op.Action == reconcile.Wait || op.Action == reconcile.Remove {
-				out = append(out, reconcile.Outcome{Cluster: op.Cluster, Stopped: why})
-			}
-		}
-	}
-	return out
+// memberWriter writes the object to a member as the plan rendered it for
+// that cluster, or removes it from there.
+type memberWriter struct {
+	r        *federatedObjectResource
+	in       *objectInputs
+	snapshot *runstate.Snapshot
+	want     map[string]string
 }
 
-func quoted(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = fmt.Sprintf("cluster %q", n)
+func (w memberWriter) Write(ctx context.Context, op reconcile.Operation) (propagation.Answer, error) {
+	m, err := w.r.member(w.snapshot, op.Cluster)
+	if err != nil {
+		return propagation.Answer{}, propagation.NotSent(err)
 	}
-	return out
+	opts := w.r.options(w.in.force, 0)
+	if op.Action == reconcile.Remove {
+		return propagation.Answer{}, propagation.Remove(ctx, m, w.in.object, op.Orphan, opts)
+	}
+	payload, err := w.payload(ctx, m, op)
+	if err != nil {
+		return propagation.Answer{}, propagation.NotSent(err)
+	}
+	return propagation.Apply(ctx, m, w.in.object, payload, opts)
 }
 
-// pause waits between stages, or until ctx ends.
-func pause(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
+// payload is what an apply sends a cluster. With retain_replicas, a
+// cluster whose replicas only this provider set gets its live count once
+// more: the field would otherwise drop to its default as its only owner
+// stops setting it.
+func (w memberWriter) payload(ctx context.Context, m propagation.Member, op reconcile.Operation) ([]byte, error) {
+	c, _ := w.snapshot.Cluster(op.Cluster)
+	payload, err := w.in.payload(federation.Cluster{Name: c.Name, Labels: c.Labels}, w.want[op.Cluster], op.Existed)
+	if err != nil || !w.in.retain || !op.Existed {
+		return payload, err
 	}
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
+	return propagation.KeepReplicas(ctx, m, w.in.object, payload, w.r.data.settings.FieldManager)
+}
+
+// memberWaiter waits on a member for what the wait attribute asks.
+type memberWaiter struct {
+	r        *federatedObjectResource
+	in       *objectInputs
+	snapshot *runstate.Snapshot
+}
+
+func (w memberWaiter) Wait(ctx context.Context, cluster string) (propagation.WaitResult, error) {
+	m, err := w.r.member(w.snapshot, cluster)
+	if err != nil {
+		return propagation.WaitResult{}, err
 	}
+	return propagation.Wait(ctx, m, w.in.object, w.in.waiter, propagation.DefaultWaitInterval), nil
 }
