@@ -100,6 +100,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				Required:      true,
 				Description:   "Name of the FederatedTypeConfig of the object's type, e.g. `deployments.apps` (normally `kubefed_federated_type.x.name`).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{dnsSubdomainValidator{}},
 			},
 			"template": schema.StringAttribute{
 				Optional:   true,
@@ -129,7 +130,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 						Optional:    true,
 						ElementType: types.StringType,
 						Description: "Names of registered clusters.",
-						Validators:  []validator.List{listElements(dnsLabelValidator{})},
+						Validators:  []validator.List{listElements(dnsLabelValidator{}), uniqueNamesValidator{}},
 					},
 					"cluster_selector": clusterSelectorAttribute("Used when `clusters` is not set."),
 				},
@@ -140,7 +141,8 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"one `cluster` by name or the clusters its `cluster_selector` matches. The same list works as the `overrides` " +
 					"argument of `provider::kubefed::render_object`.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"cluster":          schema.StringAttribute{Optional: true, Description: "Name of the cluster the rule targets."},
+					"cluster": schema.StringAttribute{Optional: true, Description: "Name of the cluster the rule targets.",
+						Validators: []validator.String{dnsLabelValidator{}}},
 					"cluster_selector": clusterSelectorAttribute("The clusters the rule targets."),
 					"patches": schema.ListNestedAttribute{
 						Required:    true,
@@ -161,6 +163,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				ElementType: types.Int64Type,
 				Description: "Replica count per cluster, normally `kubefed_replica_scheduling_preference.x.replicas`. When set, the object " +
 					"is placed on these clusters (those the placement also selects, when both are set) and each cluster's object carries its count.",
+				Validators: []validator.Map{clusterKeysValidator{}},
 			},
 			"deletion_policy": schema.StringAttribute{
 				Optional: true,
