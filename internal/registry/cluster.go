@@ -256,6 +256,20 @@ func (c *Cluster) setCredentials(data map[string][]byte) {
 	c.Connection.ClientKey = data[SecretKeyClientKey]
 }
 
+// HasCredentialSecret reports whether the federation namespace holds the
+// credential Secret of that name: a KubeFedCluster removed by hand leaves
+// it, with the member's token, behind.
+func (r *Registry) HasCredentialSecret(ctx context.Context, secretName string) (bool, error) {
+	_, err := r.kubernetes.CoreV1().Secrets(r.namespace).Get(ctx, secretName, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("reading Secret %s/%s of the host: %w", r.namespace, secretName, err)
+}
+
 // DeleteCluster removes the KubeFedCluster and its Secret. What is already
 // gone is not an error.
 func (r *Registry) DeleteCluster(ctx context.Context, name, secretName string) error {
