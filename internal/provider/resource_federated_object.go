@@ -358,7 +358,9 @@ func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *object
 	reg, err := r.data.registry(ctx)
 	if err == nil {
 		hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-		err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName)
+		if err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName); err == nil && hostNamespace != "" {
+			removeCreatedNamespace(ctx, reg, hostNamespace, diags)
+		}
 	}
 	if err != nil {
 		diags.AddError("Cannot remove the federated object from the host", err.Error())

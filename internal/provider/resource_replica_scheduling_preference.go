@@ -397,7 +397,9 @@ func (r *replicaSchedulingPreferenceResource) Delete(ctx context.Context, req re
 	}
 	reg, err := r.data.registry(ctx)
 	if err == nil {
-		err = reg.DeleteSchedulingPreference(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+		if err = reg.DeleteSchedulingPreference(ctx, state.Namespace.ValueString(), state.Name.ValueString()); err == nil {
+			removeCreatedNamespace(ctx, reg, state.Namespace.ValueString(), &resp.Diagnostics)
+		}
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot delete the replica scheduling preference", err.Error())
