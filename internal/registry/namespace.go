@@ -137,16 +137,52 @@ func createdAndLive(ns *corev1.Namespace) bool {
 
 // holdsObjects reports whether namespace holds any object but those
 // Kubernetes creates in every namespace, listing at most two of each kind
-// the host serves, a few kinds at a time, in order, and stopping at the
-// first that holds one.
+// the host serves. The kinds of the host's discovery go first, KubeFed's
+// at their head, then the custom resources its CRDs define that the
+// discovery lacks: it is cached for the run, and a type enabled since would
+// be missing from it.
 func (r *Registry) holdsObjects(ctx context.Context, namespace string) (bool, error) {
 	if r.discovery == nil {
 		return false, errors.New("the host's API discovery is not available")
 	}
-	resources, err := r.namespacedResources(ctx)
+	lists, err := r.discovery.ServerPreferredNamespacedResources()
+	if err != nil {
+		// A group that did not answer could hold the objects that matter.
+		return false, fmt.Errorf("reading the host's API discovery: %w", err)
+	}
+	known, err := listableResources(lists)
 	if err != nil {
 		return false, err
 	}
+	slices.SortStableFunc(known, func(a, b schema.GroupVersionResource) int {
+		return cmp.Compare(federationGroupRank(a.Group), federationGroupRank(b.Group))
+	})
+	if held, err := r.holdsObjectsOfAny(ctx, known, namespace); held || err != nil {
+		return held, err
+	}
+	crds, err := r.dynamic.Resource(crdResource).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, fmt.Errorf("listing the host's CRDs: %w", err)
+	}
+	return r.holdsObjectsOfAny(ctx, customResourcesBesides(crds.Items, known), namespace)
+}
+
+// customResourcesBesides are the namespaced resources the CRDs define
+// that known lacks.
+func customResourcesBesides(crds []unstructured.Unstructured, known []schema.GroupVersionResource) []schema.GroupVersionResource {
+	var out []schema.GroupVersionResource
+	for _, crd := range crds {
+		gvr, ok := namespacedCustomResource(crd.Object)
+		if ok && !slices.ContainsFunc(known, func(k schema.GroupVersionResource) bool { return k.GroupResource() == gvr.GroupResource() }) {
+			out = append(out, gvr)
+		}
+	}
+	return out
+}
+
+// holdsObjectsOfAny lists resources in namespace a few at a time, in
+// order, and stops at the first that holds an object someone put there.
+func (r *Registry) holdsObjectsOfAny(ctx context.Context, resources []schema.GroupVersionResource, namespace string) (bool, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	held := make([]bool, len(resources))
@@ -222,38 +258,6 @@ func holdsOwnObjects(resource schema.GroupResource, names []string, more bool) b
 		}
 	}
 	return false
-}
-
-// namespacedResources are the resources to look into: those the host's
-// discovery lists, with the custom resources its CRDs define read afresh,
-// since the discovery is cached for the run, and a type enabled since then
-// would be missing from it. The federation's own resources come first:
-// they are the most likely to hold something.
-func (r *Registry) namespacedResources(ctx context.Context) ([]schema.GroupVersionResource, error) {
-	crds, err := r.dynamic.Resource(crdResource).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing the host's CRDs: %w", err)
-	}
-	lists, err := r.discovery.ServerPreferredNamespacedResources()
-	if err != nil {
-		// A group that did not answer could hold the objects that matter.
-		return nil, fmt.Errorf("reading the host's API discovery: %w", err)
-	}
-	resources, err := listableResources(lists)
-	if err != nil {
-		return nil, err
-	}
-	for _, crd := range crds.Items {
-		if gvr, ok := namespacedCustomResource(crd.Object); ok && !slices.ContainsFunc(resources, func(known schema.GroupVersionResource) bool {
-			return known.GroupResource() == gvr.GroupResource()
-		}) {
-			resources = append(resources, gvr)
-		}
-	}
-	slices.SortStableFunc(resources, func(a, b schema.GroupVersionResource) int {
-		return cmp.Compare(federationGroupRank(a.Group), federationGroupRank(b.Group))
-	})
-	return resources, nil
 }
 
 // federationGroupRank puts the API groups of KubeFed first.
