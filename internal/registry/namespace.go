@@ -226,8 +226,6 @@ func (r *Registry) holdsObjectsOf(ctx context.Context, gvr schema.GroupVersionRe
 		// No longer served (a type disabled since discovery was read):
 		// no object of it is left anywhere.
 		return false, nil
-	case err != nil && ctx.Err() != nil:
-		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("listing %s in namespace %q of the host: %w", gvr.GroupResource(), namespace, err)
 	}
