@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
-	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 )
@@ -30,7 +29,8 @@ import (
 //	EnsureObjectNamespace, and        write it on a namespace they create; never on one that exists
 //	ApplySchedulingPreference
 //	RemoveCreatedNamespace (the       reads it: deletes the namespace when it carries it and holds
-//	destroy of an object)             nothing but what Kubernetes puts in every namespace
+//	destroy of an object or a         nothing but what Kubernetes puts in every namespace
+//	preference)
 //	nobody                            removes it: it goes with the namespace
 const CreatedNamespaceAnnotation = "kubefed.terraform.io/created-namespace"
 
@@ -74,11 +74,12 @@ func (r *Registry) EnsureObjectNamespace(ctx context.Context, namespace string) 
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("reading namespace %q of the host: %w", namespace, err)
 	}
-	// Not forced: a namespace someone else created meanwhile keeps its
-	// fields, and is not marked.
-	created := corev1apply.Namespace(namespace).WithAnnotations(map[string]string{CreatedNamespaceAnnotation: "true"})
-	_, err = r.kubernetes.CoreV1().Namespaces().Apply(ctx, created, metav1.ApplyOptions{FieldManager: r.fieldManager})
-	if err != nil && !apierrors.IsConflict(err) {
+	// A create, not an apply: a namespace someone else created meanwhile
+	// is left as it is, and not marked.
+	created := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace,
+		Annotations: map[string]string{CreatedNamespaceAnnotation: "true"}}}
+	_, err = r.kubernetes.CoreV1().Namespaces().Create(ctx, created, metav1.CreateOptions{FieldManager: r.fieldManager})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %q in the host: %w", namespace, err)
 	}
 	return nil
