@@ -50,7 +50,7 @@ func (d *clustersDataSource) Metadata(_ context.Context, req datasource.Metadata
 func (d *clustersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "The member clusters registered in the federation (KubeFedClusters in the federation namespace of the host), " +
-			"optionally filtered by a label selector.",
+			"optionally filtered by a label selector. A host without KubeFed's CRDs is an error, not an empty list.",
 		Attributes: map[string]schema.Attribute{
 			"clusters": schema.ListNestedAttribute{
 				Computed:    true,
