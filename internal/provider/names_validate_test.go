@@ -67,7 +67,7 @@ func TestAccValidate_objectWithoutPlacementWarns(t *testing.T) {
 		t.Fatalf("validate of an object without placement does not warn:\n%s", out)
 	}
 	ws.Write(unreachableHost + offlineObject(goodTemplate, `  placement = { clusters = ["berlin"] }`))
-	if out := ws.MustRun(0, "validate", "-no-color"); strings.Contains(out, "Warning") {
+	if out := ws.MustRun(0, "validate", "-no-color"); strings.Contains(out, "placed on no cluster") {
 		t.Fatalf("validate of a placed object warns:\n%s", out)
 	}
 }

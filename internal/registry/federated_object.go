@@ -204,6 +204,11 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 	if err != nil {
 		return nil, err
 	}
+	if obj.Placement.Clusters != nil && len(obj.Placement.Clusters) == 0 {
+		// Kept, where the converter leaves an empty list out: clusters = []
+		// reads back as written, not as no placement at all.
+		u.Object["spec"].(map[string]any)["placement"].(map[string]any)["clusters"] = []any{}
+	}
 	if obj.Template != nil {
 		// Set as it is: the converter would turn the template's exact
 		// numbers (json.Number) into strings.
