@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -182,32 +183,34 @@ func customResourcesBesides(crds []unstructured.Unstructured, known []schema.Gro
 }
 
 // holdsObjectsOfAny lists resources in namespace a few at a time, in
-// order, and stops at the first that holds an object someone put there.
+// order, and sends no more lists once one shows an object someone put
+// there. The lists under way are left to finish: they are small, and a
+// request cut off in flight would only be logged as an error.
 func (r *Registry) holdsObjectsOfAny(ctx context.Context, resources []schema.GroupVersionResource, namespace string) (bool, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	held := make([]bool, len(resources))
 	errs := make([]error, len(resources))
+	var found atomic.Bool
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(listParallelism, len(resources)) {
 		wg.Go(func() {
 			for i := range next {
-				if held[i], errs[i] = r.holdsObjectsOf(ctx, resources[i], namespace); held[i] {
-					cancel()
+				held, err := r.holdsObjectsOf(ctx, resources[i], namespace)
+				errs[i] = err
+				if held {
+					found.Store(true)
 				}
 			}
 		})
 	}
 	for i := range resources {
-		if ctx.Err() != nil {
+		if found.Load() || ctx.Err() != nil {
 			break
 		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	if slices.Contains(held, true) {
+	if found.Load() {
 		return true, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -218,9 +221,6 @@ func (r *Registry) holdsObjectsOfAny(ctx context.Context, resources []schema.Gro
 }
 
 func (r *Registry) holdsObjectsOf(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (bool, error) {
-	if ctx.Err() != nil {
-		return false, nil
-	}
 	list, err := r.dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{Limit: 2})
 	switch {
 	case apierrors.IsNotFound(err):
