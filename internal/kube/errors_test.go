@@ -135,7 +135,7 @@ func TestTerminatingNamespace(t *testing.T) {
 		ok        bool
 	}{
 		{"the cause and the message", terminatingRefusal("shop", true), "shop", true},
-		{"the message alone", terminatingRefusal("shop", false), "shop", true},
+		{"the message alone", terminatingRefusal("cart", false), "cart", true},
 		{"wrapped as propagation wraps it", fmt.Errorf("ConfigMap shop/web: %w", terminatingRefusal("shop", true)), "shop", true},
 		{"a refusal for want of a role", apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "web",
 			errors.New(`User "system:serviceaccount:kube-federation-system:berlin" cannot create resource "configmaps"`)), "", false},

@@ -162,8 +162,10 @@ func (h *namespacedHost) registry() *Registry {
 	return New(h.kube, h.dynamic, disc, "kube-federation-system", "kubefed-test")
 }
 
-func namespace(name string, created, terminating bool) *corev1.Namespace {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, UID: k8stypes.UID("uid-" + name)}}
+// shopNamespace is the namespace "shop", marked as the provider's when
+// created, and being deleted when terminating.
+func shopNamespace(created, terminating bool) *corev1.Namespace {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", UID: k8stypes.UID("uid-shop")}}
 	if created {
 		ns.Annotations = map[string]string{CreatedNamespaceAnnotation: "true"}
 	}
@@ -174,17 +176,18 @@ func namespace(name string, created, terminating bool) *corev1.Namespace {
 	return ns
 }
 
-func object(gvr schema.GroupVersionResource, kind, namespace, name string) *unstructured.Unstructured {
+// shopObject is an object of namespace "shop".
+func shopObject(gvr schema.GroupVersionResource, kind, name string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": gvr.GroupVersion().String(), "kind": kind,
-		"metadata": map[string]any{"name": name, "namespace": namespace},
+		"metadata": map[string]any{"name": name, "namespace": "shop"},
 	}}
 }
 
 func TestRemoveCreatedNamespace(t *testing.T) {
 	everyNamespace := []runtime.Object{
-		object(configMapsResource, "ConfigMap", "shop", "kube-root-ca.crt"),
-		object(accountsResource, "ServiceAccount", "shop", "default"),
+		shopObject(configMapsResource, "ConfigMap", "kube-root-ca.crt"),
+		shopObject(accountsResource, "ServiceAccount", "default"),
 	}
 	tests := []struct {
 		name         string
@@ -194,14 +197,14 @@ func TestRemoveCreatedNamespace(t *testing.T) {
 		removed      bool
 		failed       bool
 	}{
-		{name: "created here and empty", namespace: namespace("shop", true, false), objects: everyNamespace, removed: true},
-		{name: "not created here", namespace: namespace("shop", false, false), objects: everyNamespace},
-		{name: "created here, holding another federated object", namespace: namespace("shop", true, false),
-			objects: append(slices.Clone(everyNamespace), object(federatedCMsResource, "FederatedConfigMap", "shop", "other"))},
-		{name: "created here, holding a ConfigMap of someone else", namespace: namespace("shop", true, false),
-			objects: append(slices.Clone(everyNamespace), object(configMapsResource, "ConfigMap", "shop", "settings"))},
-		{name: "created here, being deleted already", namespace: namespace("shop", true, true), objects: everyNamespace},
-		{name: "a discovery that does not answer whole keeps it", namespace: namespace("shop", true, false), objects: everyNamespace,
+		{name: "created here and empty", namespace: shopNamespace(true, false), objects: everyNamespace, removed: true},
+		{name: "not created here", namespace: shopNamespace(false, false), objects: everyNamespace},
+		{name: "created here, holding another federated object", namespace: shopNamespace(true, false),
+			objects: append(slices.Clone(everyNamespace), shopObject(federatedCMsResource, "FederatedConfigMap", "other"))},
+		{name: "created here, holding a ConfigMap of someone else", namespace: shopNamespace(true, false),
+			objects: append(slices.Clone(everyNamespace), shopObject(configMapsResource, "ConfigMap", "settings"))},
+		{name: "created here, being deleted already", namespace: shopNamespace(true, true), objects: everyNamespace},
+		{name: "a discovery that does not answer whole keeps it", namespace: shopNamespace(true, false), objects: everyNamespace,
 			discoveryErr: errors.New("unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: 503"), failed: true},
 	}
 	for _, tt := range tests {
@@ -239,7 +242,7 @@ func TestEnsureObjectNamespace(t *testing.T) {
 		}
 	})
 	t.Run("an existing namespace is left as it is", func(t *testing.T) {
-		host := newNamespacedHost([]*corev1.Namespace{namespace("shop", false, false)})
+		host := newNamespacedHost([]*corev1.Namespace{shopNamespace(false, false)})
 		if err := host.registry().EnsureObjectNamespace(context.Background(), "shop"); err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +257,7 @@ func TestEnsureObjectNamespace(t *testing.T) {
 		}
 	})
 	t.Run("a namespace being deleted is waited for, then created again", func(t *testing.T) {
-		host := newNamespacedHost([]*corev1.Namespace{namespace("shop", true, true)})
+		host := newNamespacedHost([]*corev1.Namespace{shopNamespace(true, true)})
 		var gets atomic.Int32
 		host.kube.PrependReactor("get", "namespaces", func(clienttesting.Action) (bool, runtime.Object, error) {
 			if gets.Add(1) == 3 {
@@ -272,7 +275,7 @@ func TestEnsureObjectNamespace(t *testing.T) {
 		}
 	})
 	t.Run("a namespace that stays being deleted fails once the context ends", func(t *testing.T) {
-		host := newNamespacedHost([]*corev1.Namespace{namespace("shop", true, true)})
+		host := newNamespacedHost([]*corev1.Namespace{shopNamespace(true, true)})
 		ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
 		defer cancel()
 		err := host.registry().EnsureObjectNamespace(ctx, "shop")
