@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -95,6 +97,9 @@ func ExplainWith(endpoint string, err error, hints Hints) error {
 		hint = hints.Credentials
 	case FailureForbidden:
 		hint = hints.Permissions
+		if namespace, ok := TerminatingNamespace(err); ok {
+			hint = terminatingHint(namespace)
+		}
 	case FailureTLS:
 		hint = hints.CA
 	case FailureUnreachable:
@@ -138,4 +143,41 @@ func Classify(err error) FailureKind {
 	default:
 		return FailureOther
 	}
+}
+
+// terminatingMessage is how the API server's namespace lifecycle check
+// ends the message of a create it refuses in a namespace being deleted;
+// servers older than the NamespaceTerminating cause say only that.
+const terminatingMessage = " because it is being terminated"
+
+// TerminatingNamespace reports whether err is a 403 refusing to create in a
+// namespace that is being deleted, and which namespace: no permission is
+// missing then, the namespace is going away.
+func TerminatingNamespace(err error) (string, bool) {
+	var status apierrors.APIStatus
+	if !apierrors.IsForbidden(err) || !errors.As(err, &status) {
+		return "", false
+	}
+	message := status.Status().Message
+	if !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) && !strings.Contains(message, terminatingMessage) {
+		return "", false
+	}
+	before, _, _ := strings.Cut(message, terminatingMessage)
+	_, namespace, found := strings.Cut(before, "in namespace ")
+	if !found || strings.ContainsAny(namespace, " :") {
+		namespace = ""
+	}
+	return namespace, true
+}
+
+// terminatingHint says to wait for a namespace being deleted, rather than
+// to grant a permission that is not missing.
+func terminatingHint(namespace string) string {
+	which := "the namespace"
+	if namespace != "" {
+		which = fmt.Sprintf("namespace %q", namespace)
+	}
+	return which + " is being deleted on this cluster (a destroy that just ran, or someone else, deleted it), which " +
+		"refuses new objects until it is gone; no permission is missing: wait until it is gone " +
+		"(kubectl get namespace shows it no more), then run the apply again"
 }

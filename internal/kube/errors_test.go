@@ -2,6 +2,8 @@ package kube
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 )
 
@@ -105,5 +111,57 @@ func assertFailure(t *testing.T, err error, kind FailureKind, wants ...string) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
+	}
+}
+
+// terminatingRefusal is the 403 an API server answers to a create in a
+// namespace being deleted, with or without the NamespaceTerminating cause
+// (servers before Kubernetes 1.17 send the message alone).
+func terminatingRefusal(namespace string, withCause bool) error {
+	err := apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "web",
+		fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
+	if withCause {
+		err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
+			Type: corev1.NamespaceTerminatingCause, Message: "namespace " + namespace + " is being terminated", Field: "metadata.namespace"})
+	}
+	return err
+}
+
+func TestTerminatingNamespace(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		namespace string
+		ok        bool
+	}{
+		{"the cause and the message", terminatingRefusal("shop", true), "shop", true},
+		{"the message alone", terminatingRefusal("cart", false), "cart", true},
+		{"wrapped as propagation wraps it", fmt.Errorf("ConfigMap shop/web: %w", terminatingRefusal("shop", true)), "shop", true},
+		{"a refusal for want of a role", apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "web",
+			errors.New(`User "system:serviceaccount:kube-federation-system:berlin" cannot create resource "configmaps"`)), "", false},
+		{"a missing namespace", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "shop"), "", false},
+		{"no API error", errors.New("unable to create new content in namespace shop because it is being terminated"), "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			namespace, ok := TerminatingNamespace(tt.err)
+			if namespace != tt.namespace || ok != tt.ok {
+				t.Fatalf("TerminatingNamespace = %q, %v; want %q, %v", namespace, ok, tt.namespace, tt.ok)
+			}
+		})
+	}
+}
+
+func TestExplainWith_terminatingNamespaceSaysToWait(t *testing.T) {
+	hints := Hints{Permissions: "grant the identity of cluster \"berlin\"'s credentials the member role"}
+	err := ExplainWith("https://berlin", terminatingRefusal("shop", true), hints)
+	assertFailure(t, err, FailureForbidden, "refused the request (403 Forbidden)", "because it is being terminated",
+		`namespace "shop" is being deleted on this cluster`, "no permission is missing", "wait until it is gone")
+	if strings.Contains(err.Error(), "member role") {
+		t.Errorf("a terminating namespace is explained as a missing role: %v", err)
+	}
+	role := ExplainWith("https://berlin", apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "web", errors.New("no")), hints)
+	if !strings.Contains(role.Error(), "member role") {
+		t.Errorf("a refusal for want of a role lost its hint: %v", role)
 	}
 }

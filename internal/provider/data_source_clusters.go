@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -9,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 var (
@@ -47,7 +50,7 @@ func (d *clustersDataSource) Metadata(_ context.Context, req datasource.Metadata
 func (d *clustersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "The member clusters registered in the federation (KubeFedClusters in the federation namespace of the host), " +
-			"optionally filtered by a label selector.",
+			"optionally filtered by a label selector. A host without KubeFed's CRDs is an error, not an empty list.",
 		Attributes: map[string]schema.Attribute{
 			"clusters": schema.ListNestedAttribute{
 				Computed:    true,
@@ -92,6 +95,10 @@ func (d *clustersDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	records, err := reg.ClusterRecords(ctx)
+	if errors.Is(err, registry.ErrNoRegistry) {
+		resp.Diagnostics.AddError("The host has no KubeFed cluster registry", noRegistryDetail(err))
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the federation's clusters from the host", err.Error())
 		return
@@ -118,4 +125,14 @@ func (d *clustersDataSource) Read(ctx context.Context, req datasource.ReadReques
 		model.Names = append(model.Names, record.Name)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+}
+
+// noRegistryDetail says what to do about a host without KubeFed's CRDs: an
+// empty list would read as a federation with no clusters, and a selector
+// placed on it would silently place nothing.
+func noRegistryDetail(err error) string {
+	return fmt.Sprintf("The provider's host cluster cannot list the federation's clusters: %v. Point the provider at the "+
+		"federation's host (host, or config_path and config_context) rather than at a member or another cluster; on a new "+
+		"host, register a cluster first with kubefed_federation_cluster, whose apply installs KubeFed's CRDs, and when this "+
+		"configuration registers the clusters, make the data source depend on those resources (depends_on).", err)
 }

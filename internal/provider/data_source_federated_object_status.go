@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
@@ -59,10 +60,13 @@ func (d *federatedObjectStatusDataSource) Schema(_ context.Context, _ datasource
 		Description: "How a federated object does on each cluster it is placed on, read from the members when the data source is " +
 			"read: for a pipeline stage that gates on an object another configuration manages.",
 		Attributes: map[string]schema.Attribute{
-			"id":        schema.StringAttribute{Computed: true, Description: "`<type>/<namespace>/<name>`, or `<type>/<name>`."},
-			"type":      schema.StringAttribute{Required: true, Description: "Name of the FederatedTypeConfig, e.g. `deployments.apps`."},
-			"namespace": schema.StringAttribute{Optional: true, Description: "Namespace of the object, for namespaced types."},
-			"name":      schema.StringAttribute{Required: true, Description: "Name of the object."},
+			"id": schema.StringAttribute{Computed: true, Description: "`<type>/<namespace>/<name>`, or `<type>/<name>`."},
+			"type": schema.StringAttribute{Required: true, Description: "Name of the FederatedTypeConfig, e.g. `deployments.apps`.",
+				Validators: []validator.String{dnsSubdomainValidator{}}},
+			"namespace": schema.StringAttribute{Optional: true, Description: "Namespace of the object, for namespaced types.",
+				Validators: []validator.String{dnsLabelValidator}},
+			"name": schema.StringAttribute{Required: true, Description: "Name of the object.",
+				Validators: []validator.String{dnsSubdomainValidator{}}},
 			"clusters": schema.SetAttribute{Computed: true, ElementType: types.StringType,
 				Description: "The clusters the host's `Federated<Kind>` records the object on."},
 			"cluster_status": schema.MapAttribute{Computed: true, ElementType: types.StringType,

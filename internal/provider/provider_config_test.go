@@ -271,6 +271,7 @@ func clearConnectionEnvironment(t *testing.T) {
 // reads fixed paths, so the service account's files go to a temporary
 // directory that kube.ServiceAccountDir points at.
 func TestAccProviderConfig_inCluster(t *testing.T) {
+	federationHost(t)
 	host := acctest.Lab(t).Host()
 	clearConnectionEnvironment(t)
 	u, err := url.Parse(host.URL)
@@ -322,6 +323,7 @@ func TestAccProviderConfig_inCluster(t *testing.T) {
 // answers; the second holds the lab's host and its admin, which
 // config_context_cluster and config_context_auth_info pick (the last step).
 func TestAccProviderConfig_mergedKubeconfigs(t *testing.T) {
+	federationHost(t)
 	host := acctest.Lab(t).Host()
 	clearConnectionEnvironment(t)
 	dir := t.TempDir()

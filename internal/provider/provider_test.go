@@ -28,6 +28,7 @@ data "kubefed_clusters" "all" {}
 `
 
 func TestAccProvider_kubeconfigContext(t *testing.T) {
+	provider.FederationHost(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -40,6 +41,7 @@ func TestAccProvider_kubeconfigContext(t *testing.T) {
 }
 
 func TestAccProvider_inlineCredentials(t *testing.T) {
+	provider.FederationHost(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{{

@@ -73,6 +73,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				Required:      true,
 				Description:   "Name of the FederatedTypeConfig of the object's type, e.g. `deployments.apps` (normally `kubefed_federated_type.x.name`).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{dnsSubdomainValidator{}},
 			},
 			"template": schema.StringAttribute{
 				Optional:   true,
@@ -102,7 +103,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 						Optional:    true,
 						ElementType: types.StringType,
 						Description: "Names of registered clusters.",
-						Validators:  []validator.List{listElements(dnsLabelValidator)},
+						Validators:  []validator.List{listElements(dnsLabelValidator), uniqueNamesValidator{}},
 					},
 					"cluster_selector": clusterSelectorAttribute("Used when `clusters` is not set."),
 				},
@@ -113,7 +114,8 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"one `cluster` by name or the clusters its `cluster_selector` matches. The same list works as the `overrides` " +
 					"argument of `provider::kubefed::render_object`.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"cluster":          schema.StringAttribute{Optional: true, Description: "Name of the cluster the rule targets."},
+					"cluster": schema.StringAttribute{Optional: true, Description: "Name of the cluster the rule targets.",
+						Validators: []validator.String{dnsLabelValidator}},
 					"cluster_selector": clusterSelectorAttribute("The clusters the rule targets."),
 					"patches": schema.ListNestedAttribute{
 						Required:    true,
@@ -134,6 +136,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				ElementType: types.Int64Type,
 				Description: "Replica count per cluster, normally `kubefed_replica_scheduling_preference.x.replicas`. When set, the object " +
 					"is placed on these clusters (those the placement also selects, when both are set) and each cluster's object carries its count.",
+				Validators: []validator.Map{clusterKeysValidator{}},
 			},
 			"deletion_policy": schema.StringAttribute{
 				Optional: true,
@@ -326,7 +329,9 @@ func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *object
 	reg, err := r.data.registry(ctx)
 	if err == nil {
 		hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-		err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName)
+		if err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName); err == nil && hostNamespace != "" {
+			removeCreatedNamespace(ctx, reg, hostNamespace, diags)
+		}
 	}
 	if err != nil {
 		diags.AddError("Cannot remove the federated object from the host", err.Error())

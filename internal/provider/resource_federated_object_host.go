@@ -3,11 +3,13 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
@@ -124,4 +126,23 @@ func statusEntries(v types.Map) map[string]reconcile.Status {
 		out[cluster] = reconcile.Status{Status: stringAttribute(attrs, "status"), Message: stringAttribute(attrs, "message")}
 	}
 	return out
+}
+
+// removeCreatedNamespace deletes the host namespace that the provider
+// created for what it stores there, once the last of it is gone. One that
+// cannot be looked into whole is kept, with a warning: keeping a namespace
+// only leaves it behind, deleting a wrong one would delete what it holds.
+func removeCreatedNamespace(ctx context.Context, reg *registry.Registry, namespace string, diags *diag.Diagnostics) {
+	removed, err := reg.RemoveCreatedNamespace(ctx, namespace)
+	if err != nil {
+		diags.AddWarning(fmt.Sprintf("Namespace %q stays in the host", namespace),
+			fmt.Sprintf("The provider created namespace %q in the host for federated objects, and removes it with the last "+
+				"of them, but could not tell whether it holds anything else: %v. Delete it by hand once it is empty "+
+				"(kubectl delete namespace %s on the host); with the kubefed-provider-namespaces role of the permissions "+
+				"guide, the provider does it itself.", namespace, err, namespace))
+		return
+	}
+	if removed {
+		tflog.Info(ctx, "removed the host namespace the provider created, with the last object in it", map[string]any{"namespace": namespace})
+	}
 }

@@ -311,8 +311,8 @@ func (r *federatedObjectResource) place(in *objectInputs, view candidates, diags
 			warnLate(in, view, diags)
 		}
 		if in.placement.Clusters == nil && in.placement.Selector != nil && len(placed) == 0 {
-			diags.AddAttributeWarning(path.Root("placement").AtName("cluster_selector"), "The cluster selector matches no cluster",
-				fmt.Sprintf("%s is placed on no cluster: no registered cluster has the labels the selector asks for.", in.object))
+			warnPlacedNowhere(diags, path.Root("placement").AtName("cluster_selector"), "The cluster selector matches no cluster",
+				in.object.String(), "no registered cluster has the labels the selector asks for.")
 		}
 	}
 	if in.replicas != nil {

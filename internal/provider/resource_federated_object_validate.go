@@ -28,6 +28,7 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 	validateTimeouts(ctx, m.Timeouts, &resp.Diagnostics)
 	validateRollout(ctx, &m, &resp.Diagnostics)
 	warnPlacementBoth(m.Placement, &resp.Diagnostics)
+	warnNoPlacement(m.Placement, m.ClusterReplicas, &resp.Diagnostics)
 	template := m.template()
 	if template.IsUnknown() || template.IsNull() {
 		refuseSecretInClear(&resp.Diagnostics, &m, m.Type.ValueString(), federation.Identity{}, nil)
@@ -56,6 +57,7 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 		addRenderError(&resp.Diagnostics, m.templateAt(), err)
 		return
 	}
+	validateTemplateNames(&resp.Diagnostics, m.templateAt(), renderer.Identity())
 	refuseSecretInClear(&resp.Diagnostics, &m, m.Type.ValueString(), renderer.Identity(), rules)
 }
 
@@ -86,6 +88,24 @@ func warnPlacementBoth(placement types.Object, diags *diag.Diagnostics) {
 	diags.AddAttributeWarning(path.Root("placement").AtName("cluster_selector"), "cluster_selector is ignored",
 		"placement sets both clusters and cluster_selector: as in KubeFed, the list of clusters decides and the selector is "+
 			"ignored. Remove one of them.")
+}
+
+// warnNoPlacement says that an object with neither placement nor
+// cluster_replicas goes to no cluster, as KubeFed's does, in the words of
+// a selector that matches none: both look like a working configuration.
+func warnNoPlacement(placement types.Object, clusterReplicas types.Map, diags *diag.Diagnostics) {
+	if !placement.IsNull() || !clusterReplicas.IsNull() {
+		return
+	}
+	warnPlacedNowhere(diags, path.Root("placement"), "The object has no placement", "The object",
+		"it has neither placement nor cluster_replicas. Set placement.clusters to name the clusters, or "+
+			"placement.cluster_selector = {} to place it on every registered cluster.")
+}
+
+// warnPlacedNowhere is the warning of an object that its configuration
+// places on no cluster, and why.
+func warnPlacedNowhere(diags *diag.Diagnostics, at path.Path, summary, object, why string) {
+	diags.AddAttributeWarning(at, summary, fmt.Sprintf("%s is placed on no cluster: %s", object, why))
 }
 
 // validateTimeouts refuses a timeout that is not positive: a Go duration

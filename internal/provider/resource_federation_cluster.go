@@ -505,8 +505,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	r.data.probeMembersOnce(ctx)
 	cluster, err := r.recordedCluster(ctx, reg, name)
 	if errors.Is(err, registry.ErrNotFound) {
-		tflog.Info(ctx, "KubeFedCluster is gone from the host; removing it from the state", map[string]any{"cluster": name})
-		resp.State.RemoveResource(ctx)
+		r.readUnregistered(ctx, reg, &state, resp)
 		return
 	}
 	if err != nil {
@@ -597,6 +596,36 @@ func (r *federationClusterResource) recordedCluster(ctx context.Context, reg *re
 		}
 	}
 	return reg.GetCluster(ctx, name)
+}
+
+// readUnregistered reads a cluster whose KubeFedCluster is gone from the
+// host, removed by hand. While its credential Secret is still there, with
+// the member's token, the resource stays in the state with no endpoint, as
+// the host records none: a destroy then removes the Secret, and a plan
+// registers the cluster again. With no Secret left, nothing remains to
+// remove and the resource leaves the state.
+func (r *federationClusterResource) readUnregistered(ctx context.Context, reg *registry.Registry, state *federationClusterModel,
+	resp *resource.ReadResponse) {
+	name, secret := state.Name.ValueString(), state.SecretName.ValueString()
+	held := false
+	if secret != "" {
+		var err error
+		if held, err = reg.HasCredentialSecret(ctx, secret); err != nil {
+			resp.Diagnostics.AddError("Cannot read the cluster from the host", err.Error())
+			return
+		}
+	}
+	if !held {
+		tflog.Info(ctx, "KubeFedCluster is gone from the host; removing it from the state", map[string]any{"cluster": name})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.APIEndpoint = types.StringValue("")
+	resp.Diagnostics.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", name),
+		fmt.Sprintf("KubeFedCluster %s/%s is gone from the host, but its credential Secret %s, with the cluster's token, is still "+
+			"there. Destroying the resource removes the Secret; applying the configuration registers the cluster again.",
+			reg.Namespace(), name, secret))
+	resp.Diagnostics.Append(clusterModels.toState(ctx, &resp.State, state)...)
 }
 
 func (r *federationClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -145,7 +145,7 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				Required:      true,
 				Description:   "Name of the federated object whose replicas this schedules (KubeFed's convention). Changing it replaces the resource.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthBetween(1, 253)},
+				Validators:    []validator.String{dnsSubdomainValidator{}},
 			},
 			"target_kind": schema.StringAttribute{
 				Optional:    true,
@@ -184,6 +184,7 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 				Optional: true,
 				Description: "Preferences by cluster name, or `\"*\"` for every cluster without its own entry. A cluster with neither gets 0. " +
 					"An empty or absent map means `{\"*\" = {weight = 1}}`.",
+				Validators: []validator.Map{clusterKeysValidator{all: true}},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"min_replicas": schema.Int64Attribute{
 						Optional: true, Computed: true, Default: int64default.StaticInt64(0),
@@ -425,7 +426,9 @@ func (r *replicaSchedulingPreferenceResource) Delete(ctx context.Context, req re
 	}
 	reg, err := r.data.registry(ctx)
 	if err == nil {
-		err = reg.DeleteSchedulingPreference(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+		if err = reg.DeleteSchedulingPreference(ctx, state.Namespace.ValueString(), state.Name.ValueString()); err == nil {
+			removeCreatedNamespace(ctx, reg, state.Namespace.ValueString(), &resp.Diagnostics)
+		}
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot delete the replica scheduling preference", err.Error())

@@ -28,6 +28,10 @@ const (
 // ErrNotFound is returned when the object asked for is not in the host.
 var ErrNotFound = errors.New("not found in the host")
 
+// ErrNoRegistry is returned when the host has no KubeFed cluster registry
+// at all: neither KubeFed nor the provider installed its CRDs there.
+var ErrNoRegistry = errors.New("it has no KubeFed cluster registry")
+
 // Cluster is a registered member cluster: its KubeFedCluster, the
 // credentials of its Secret and its last recorded health.
 type Cluster struct {
@@ -213,11 +217,24 @@ func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
 	return clusters, nil
 }
 
-// listClusters reads the KubeFedClusters, without credentials.
+// listClusters reads the KubeFedClusters, without credentials. A host
+// without the KubeFedCluster CRD has no clusters yet.
 func (r *Registry) listClusters(ctx context.Context) ([]Cluster, error) {
+	clusters, err := r.listRegisteredClusters(ctx)
+	if errors.Is(err, ErrNoRegistry) {
+		return nil, nil
+	}
+	return clusters, err
+}
+
+// listRegisteredClusters is listClusters that tells a host that serves no
+// KubeFedCluster resource, with ErrNoRegistry.
+func (r *Registry) listRegisteredClusters(ctx context.Context) ([]Cluster, error) {
 	list, err := r.clusters().List(ctx, metav1.ListOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, nil
+		// A namespace that does not exist lists empty: only a resource
+		// the host does not serve answers 404.
+		return nil, fmt.Errorf("the host serves no %s: %w", KubeFedClusterResource.GroupResource(), ErrNoRegistry)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("listing KubeFedClusters in namespace %q of the host: %w", r.namespace, err)
@@ -237,6 +254,20 @@ func (c *Cluster) setCredentials(data map[string][]byte) {
 	c.Connection.Token = string(data[SecretKeyToken])
 	c.Connection.ClientCertificate = data[SecretKeyClientCertificate]
 	c.Connection.ClientKey = data[SecretKeyClientKey]
+}
+
+// HasCredentialSecret reports whether the federation namespace holds the
+// credential Secret of that name: a KubeFedCluster removed by hand leaves
+// it, with the member's token, behind.
+func (r *Registry) HasCredentialSecret(ctx context.Context, secretName string) (bool, error) {
+	_, err := r.kubernetes.CoreV1().Secrets(r.namespace).Get(ctx, secretName, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("reading Secret %s/%s of the host: %w", r.namespace, secretName, err)
 }
 
 // DeleteCluster removes the KubeFedCluster and its Secret. What is already

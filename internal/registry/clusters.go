@@ -25,8 +25,11 @@ type ClusterRecord struct {
 
 // ClusterRecords returns the registered clusters, sorted by name, reading
 // no Secret: an identity that may not read credentials can still list them.
+// A host without KubeFed's CRDs is ErrNoRegistry, not an empty list: a
+// caller that asks for the clusters, rather than plans to register them,
+// is most likely pointed at the wrong cluster.
 func (r *Registry) ClusterRecords(ctx context.Context) ([]ClusterRecord, error) {
-	clusters, err := r.listClusters(ctx)
+	clusters, err := r.listRegisteredClusters(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
@@ -154,35 +152,6 @@ func (r *Registry) federatedClient(t FederatedType, namespace string) dynamic.Re
 	return r.dynamic.Resource(t.Federated.Resource()).Namespace(namespace)
 }
 
-// IsNamespaceMissing reports whether err is a write refused because the
-// namespace it writes in does not exist.
-func IsNamespaceMissing(err error, namespace string) bool {
-	var status apierrors.APIStatus
-	if namespace == "" || !apierrors.IsNotFound(err) || !errors.As(err, &status) {
-		return false
-	}
-	details := status.Status().Details
-	return details != nil && details.Kind == "namespaces" && details.Name == namespace
-}
-
-// EnsureObjectNamespace creates a namespace of the host that Federated<Kind>
-// objects go in, when it is missing.
-func (r *Registry) EnsureObjectNamespace(ctx context.Context, namespace string) error {
-	_, err := r.kubernetes.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
-	if err == nil {
-		return nil
-	}
-	if !apierrors.IsNotFound(err) {
-		return fmt.Errorf("reading namespace %q of the host: %w", namespace, err)
-	}
-	// Not forced: a namespace someone else manages keeps its fields.
-	_, err = r.kubernetes.CoreV1().Namespaces().Apply(ctx, corev1apply.Namespace(namespace), metav1.ApplyOptions{FieldManager: r.fieldManager})
-	if err != nil && !apierrors.IsConflict(err) {
-		return fmt.Errorf("creating namespace %q in the host: %w", namespace, err)
-	}
-	return nil
-}
-
 func objectKey(namespace, name string) string {
 	if namespace == "" {
 		return name
@@ -234,6 +203,11 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 	u, err := toUnstructured(&fo)
 	if err != nil {
 		return nil, err
+	}
+	if obj.Placement.Clusters != nil && len(obj.Placement.Clusters) == 0 {
+		// Kept, where the converter leaves an empty list out: clusters = []
+		// reads back as written, not as no placement at all.
+		u.Object["spec"].(map[string]any)["placement"].(map[string]any)["clusters"] = []any{}
 	}
 	if obj.Template != nil {
 		// Set as it is: the converter would turn the template's exact

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -23,6 +25,9 @@ func TestIsNamespaceMissing(t *testing.T) {
 		{"the type is missing", apierrors.NewNotFound(schema.GroupResource{Group: "types.kubefed.io", Resource: "federatedconfigmaps"}, "a"), "shop", false},
 		{"a cluster-scoped object", apierrors.NewNotFound(namespaces, ""), "", false},
 		{"refused for another reason", apierrors.NewForbidden(namespaces, "shop", errors.New("no")), "shop", false},
+		{"the write's namespace is being deleted", terminating("shop"), "shop", true},
+		{"wrapped as the registry wraps it, being deleted", fmt.Errorf("writing FederatedConfigMap shop/a in the host: %w", terminating("shop")), "shop", true},
+		{"another namespace is being deleted", terminating("other"), "shop", false},
 		{"no error", nil, "shop", false},
 	}
 	for _, tt := range tests {
@@ -32,4 +37,14 @@ func TestIsNamespaceMissing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// terminating is the 403 the host answers to a create in a namespace being
+// deleted.
+func terminating(namespace string) error {
+	err := apierrors.NewForbidden(schema.GroupResource{Group: "types.kubefed.io", Resource: "federatedconfigmaps"}, "a",
+		fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
+	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
+		Type: corev1.NamespaceTerminatingCause, Message: "namespace " + namespace + " is being terminated", Field: "metadata.namespace"})
+	return err
 }

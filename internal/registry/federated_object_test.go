@@ -86,3 +86,25 @@ spec:
 		t.Errorf("placement: got %#v", obj.Placement)
 	}
 }
+
+func TestFederatedObjectRoundTripKeepsAnEmptyListOfClusters(t *testing.T) {
+	ft := NewFederatedType(APIResource{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Namespaced: true}, Enabled, Disabled)
+	for name, placement := range map[string]federation.Placement{
+		"no cluster listed": {Clusters: []string{}},
+		"no placement":      {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			u, err := federatedObjectToUnstructured(ft, FederatedObject{Namespace: "web", Name: "web", Placement: placement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := federatedObjectFromUnstructured(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(back.Placement, placement) {
+				t.Errorf("placement %#v reads back as %#v", placement, back.Placement)
+			}
+		})
+	}
+}

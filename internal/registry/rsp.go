@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -63,10 +62,11 @@ type SchedulingStatus struct {
 
 // ApplySchedulingPreference writes p, creating its namespace in the host
 // when it is missing: the federated object it schedules lives there too.
+// An identity that may not read or create namespaces writes p all the
+// same, in a namespace that exists.
 func (r *Registry) ApplySchedulingPreference(ctx context.Context, p SchedulingPreference) error {
-	if _, err := r.kubernetes.CoreV1().Namespaces().Apply(ctx, corev1apply.Namespace(p.Namespace),
-		r.applyOptions()); err != nil && !apierrors.IsForbidden(err) {
-		return fmt.Errorf("creating namespace %q in the host: %w", p.Namespace, err)
+	if err := r.EnsureObjectNamespace(ctx, p.Namespace); err != nil && !apierrors.IsForbidden(err) {
+		return err
 	}
 	obj, err := schedulingPreferenceObject(p)
 	if err != nil {
