@@ -82,7 +82,9 @@ func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureR
 		// until apply, when the values are known.
 		data.hostUnknownReason = "the provider's connection settings are not known until apply " +
 			"(the host cluster is probably created in the same run)"
-		tflog.Info(ctx, "host connection settings unknown at plan time")
+		resp.Deferred = hostDeferral(req.ClientCapabilities.DeferralAllowed)
+		tflog.Info(ctx, "host connection settings unknown at plan time",
+			map[string]any{"deferred": resp.Deferred != nil})
 	} else if restConfig, err := settings.Connection.RESTConfig(); errors.Is(err, kube.ErrNoConfiguration) {
 		// Not an error here: provider functions need no cluster, and a
 		// module that only calls them must plan without one. Whatever needs
