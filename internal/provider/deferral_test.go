@@ -129,6 +129,36 @@ func TestServer_defersWhenTheHostIsUnknownAndTheClientAllowsIt(t *testing.T) {
 	if read.Deferred == nil || read.Deferred.Reason != tfprotov6.DeferredReasonProviderConfigUnknown {
 		t.Fatalf("kubefed_clusters answered deferred = %+v, want the reason ProviderConfigUnknown (%+v)", read.Deferred, read.Diagnostics)
 	}
+	opened := openClusterConnection(ctx, t, server)
+	if opened.Deferred == nil || opened.Deferred.Reason != tfprotov6.DeferredReasonProviderConfigUnknown {
+		t.Fatalf("kubefed_cluster_connection answered deferred = %+v, want the reason ProviderConfigUnknown (%+v)", opened.Deferred, opened.Diagnostics)
+	}
+}
+
+// openClusterConnection opens kubefed_cluster_connection for berlin on
+// server, as a client that allows deferred answers asks for it.
+func openClusterConnection(ctx context.Context, t *testing.T, server tfprotov6.ProviderServer) *tfprotov6.OpenEphemeralResourceResponse {
+	t.Helper()
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	connectionType := schemas.EphemeralResourceSchemas["kubefed_cluster_connection"].ValueType().(tftypes.Object)
+	values := map[string]tftypes.Value{}
+	for name, typ := range connectionType.AttributeTypes {
+		values[name] = tftypes.NewValue(typ, nil)
+	}
+	values["name"] = tftypes.NewValue(tftypes.String, "berlin")
+	config, err := tfprotov6.NewDynamicValue(connectionType, tftypes.NewValue(connectionType, values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := server.OpenEphemeralResource(ctx, &tfprotov6.OpenEphemeralResourceRequest{TypeName: "kubefed_cluster_connection",
+		Config: &config, ClientCapabilities: &tfprotov6.OpenEphemeralResourceClientCapabilities{DeferralAllowed: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opened
 }
 
 // readClusters reads the kubefed_clusters data source on server, as a
