@@ -18,19 +18,30 @@ func supportsEphemeralValues(t *testing.T, cli string) bool {
 	return major > 1 || (major == 1 && minor >= 11)
 }
 
+// berlinTokenVariable is the environment variable that gives berlin's token
+// to the configuration, as an ephemeral variable: a literal would be kept in
+// the configuration that a saved plan holds.
+const berlinTokenVariable = "TF_VAR_berlin_token"
+
 // registeredWithTokenWO registers berlin as name, with its token written
 // only to the host's credential Secret.
 func registeredWithTokenWO(t *testing.T, name string) string {
 	berlin := acctest.Lab(t).Cluster("berlin")
 	return acctest.HostProviderConfig(t) + fmt.Sprintf(`
+variable "berlin_token" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
 resource "kubefed_federation_cluster" "berlin" {
   name             = %q
   api_endpoint     = %q
   ca_bundle        = %s
-  token_wo         = %s
+  token_wo         = var.berlin_token
   token_wo_version = 1
 }
-`, name, berlin.URL, acctest.Quote(string(berlin.CAPEM)), acctest.Quote(berlin.Token))
+`, name, berlin.URL, acctest.Quote(string(berlin.CAPEM)))
 }
 
 // consumingConnection opens the connection of the cluster called name and
@@ -79,6 +90,7 @@ output "copy_ready" {
 // prints.
 func TestAccClusterConnection_configuresAnotherProvider(t *testing.T) {
 	lab := acctest.Lab(t)
+	t.Setenv(berlinTokenVariable, lab.Cluster("berlin").Token)
 	ws := acctest.NewWorkspace(t)
 	if cli := os.Getenv("TF_ACC_TERRAFORM_PATH"); !supportsEphemeralValues(t, cli) {
 		t.Skipf("ephemeral resources and write-only attributes need Terraform or OpenTofu 1.11 or later, and %s is older", cli)
@@ -136,7 +148,7 @@ func TestAccClusterConnection_configuresAnotherProvider(t *testing.T) {
 // A name that is not registered is refused at plan, with the clusters that
 // are.
 func TestAccClusterConnection_unregisteredName(t *testing.T) {
-	acctest.Lab(t)
+	t.Setenv(berlinTokenVariable, acctest.Lab(t).Cluster("berlin").Token)
 	ws := acctest.NewWorkspace(t)
 	if cli := os.Getenv("TF_ACC_TERRAFORM_PATH"); !supportsEphemeralValues(t, cli) {
 		t.Skipf("ephemeral resources need Terraform or OpenTofu 1.11 or later, and %s is older", cli)
