@@ -173,3 +173,64 @@ ephemeral "kubefed_cluster_connection" "nowhere" {
 		t.Fatalf("the plan does not say that nowhere is not registered, and which clusters are:\n%s", out)
 	}
 }
+
+// A cluster registered with a client certificate instead of a token hands
+// on its certificate and key, with which another provider block reaches it.
+func TestAccClusterConnection_clientCertificate(t *testing.T) {
+	berlin := acctest.Lab(t).Cluster("berlin")
+	ws := acctest.NewWorkspace(t)
+	if cli := os.Getenv("TF_ACC_TERRAFORM_PATH"); !supportsEphemeralValues(t, cli) {
+		t.Skipf("ephemeral resources need Terraform or OpenTofu 1.11 or later, and %s is older", cli)
+	}
+	host := newHostClients(t)
+	name := uniqueName("conn-cert")
+	t.Cleanup(func() { deleteClusters(t, host, name) })
+	registered := acctest.HostProviderConfig(t) + fmt.Sprintf(`
+resource "kubefed_federation_cluster" "berlin" {
+  name               = %q
+  api_endpoint       = %q
+  ca_bundle          = file(%q)
+  client_certificate = file(%q)
+  client_key         = file(%q)
+}
+`, name, berlin.URL, berlin.CAFile, berlin.ClientCertFile, berlin.ClientKeyFile)
+	t.Cleanup(func() {
+		ws.Write(registered)
+		ws.Run("destroy", "-auto-approve", "-input=false", "-no-color")
+	})
+	ws.Write(registered)
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+
+	ws.Write(registered + fmt.Sprintf(`
+ephemeral "kubefed_cluster_connection" "berlin" {
+  name = %q
+}
+
+provider "kubefed" {
+  alias                  = "member"
+  host                   = ephemeral.kubefed_cluster_connection.berlin.host
+  cluster_ca_certificate = ephemeral.kubefed_cluster_connection.berlin.cluster_ca_certificate
+  token                  = ephemeral.kubefed_cluster_connection.berlin.token
+  client_certificate     = ephemeral.kubefed_cluster_connection.berlin.client_certificate
+  client_key             = ephemeral.kubefed_cluster_connection.berlin.client_key
+}
+
+data "kubefed_clusters" "on_member" {
+  provider = kubefed.member
+}
+
+output "member_clusters" {
+  value = data.kubefed_clusters.on_member.names
+}
+`, name))
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+	var names []string
+	if err := json.Unmarshal([]byte(ws.MustRun(0, "output", "-json", "member_clusters")), &names); err != nil {
+		t.Fatal(err)
+	}
+	for _, registered := range names {
+		if registered == name {
+			t.Errorf("the member provider lists %s, a registration in the host: it reached the host, not berlin", name)
+		}
+	}
+}
