@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -26,6 +27,8 @@ import (
 var (
 	_ provider.Provider              = (*kubefedProvider)(nil)
 	_ provider.ProviderWithFunctions = (*kubefedProvider)(nil)
+
+	_ provider.ProviderWithEphemeralResources = (*kubefedProvider)(nil)
 )
 
 // Defaults of the provider's own settings.
@@ -82,7 +85,9 @@ func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureR
 		// until apply, when the values are known.
 		data.hostUnknownReason = "the provider's connection settings are not known until apply " +
 			"(the host cluster is probably created in the same run)"
-		tflog.Info(ctx, "host connection settings unknown at plan time")
+		resp.Deferred = hostDeferral(req.ClientCapabilities.DeferralAllowed)
+		tflog.Info(ctx, "host connection settings unknown at plan time",
+			map[string]any{"deferred": resp.Deferred != nil})
 	} else if restConfig, err := settings.Connection.RESTConfig(); errors.Is(err, kube.ErrNoConfiguration) {
 		// Not an error here: provider functions need no cluster, and a
 		// module that only calls them must plan without one. Whatever needs
@@ -105,6 +110,7 @@ func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureR
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
+	resp.EphemeralResourceData = data
 	p.configured.Store(data)
 }
 
@@ -121,6 +127,12 @@ func (p *kubefedProvider) DataSources(context.Context) []func() datasource.DataS
 	return []func() datasource.DataSource{
 		NewClustersDataSource,
 		NewFederatedObjectStatusDataSource,
+	}
+}
+
+func (p *kubefedProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{
+		NewClusterConnectionEphemeralResource,
 	}
 }
 

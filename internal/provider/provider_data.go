@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"k8s.io/client-go/rest"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
@@ -79,6 +80,18 @@ func providerDataOf(data any, diags *diag.Diagnostics) *providerData {
 		return nil
 	}
 	return d
+}
+
+// hostDeferral is what Configure answers when the host's connection is not
+// known yet: a Terraform that takes deferred answers leaves every resource,
+// data source and ephemeral resource of the provider to a later run, when the
+// host exists, instead of a plan full of unknown values; any other plans
+// those unknown values, with a warning that says why.
+func hostDeferral(deferralAllowed bool) *provider.Deferred {
+	if !deferralAllowed {
+		return nil
+	}
+	return &provider.Deferred{Reason: provider.DeferredReasonProviderConfigUnknown}
 }
 
 // hostKnown reports whether the host can be contacted in this phase.
