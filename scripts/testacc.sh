@@ -8,8 +8,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 source scripts/lab-tools.sh
-kubefed_lab_tools tofu terraform
+kubefed_lab_tools tofu tofu-1.12 terraform
 tofu=$(scripts/tool.sh tofu)
+tofu_new=$(scripts/tool.sh tofu-1.12)
 terraform=$(scripts/tool.sh terraform)
 
 go build -o bin/kubefed-lab ./cmd/kubefed-lab
@@ -25,10 +26,16 @@ export KUBEFED_LAB_DIR=$lab_dir
 
 go test -count=1 ./internal/lab/...
 
+# OpenTofu 1.12 warns, in the output of `version` that the test framework
+# parses, when TF_CLI_CONFIG_FILE names a file that does not exist.
+if [ -n "${TF_CLI_CONFIG_FILE:-}" ] && [ ! -e "$TF_CLI_CONFIG_FILE" ]; then
+  unset TF_CLI_CONFIG_FILE
+fi
+
 # terraform-plugin-testing's default provider namespace is rejected by
 # OpenTofu; "hashicorp" works with both CLIs.
 export TF_ACC=1 TF_ACC_PROVIDER_NAMESPACE=hashicorp
-for cli in "$tofu" "$terraform"; do
+for cli in "$tofu_new" "$tofu" "$terraform"; do
   echo "== acceptance tests with $("$cli" version | sed -n 1p)"
   TF_ACC_TERRAFORM_PATH=$cli go test -count=1 -timeout 40m -run '^TestAcc' ./internal/... ${TESTARGS:-}
 done
