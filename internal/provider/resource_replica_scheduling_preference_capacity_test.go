@@ -469,3 +469,32 @@ resource "kubefed_replica_scheduling_preference" "web" {
 		},
 	})
 }
+
+// One apply that registers the clusters and splits by their capacity: the
+// plan cannot read nodes of clusters not registered yet, so it shows the
+// split as known after apply, with a warning, and the apply, after the
+// registrations, splits by what each cluster can run.
+func TestAccReplicaSchedulingPreference_capacityOfClustersRegisteredInTheSameRun(t *testing.T) {
+	acctest.Lab(t)
+	const prefix, namespace = "rspn", "rsp-capacity-new"
+	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
+		removeDeployment(t, member, namespace, "web")
+	}
+	cleanupObjectTest(t, prefix, namespace)
+	const rsp = "kubefed_replica_scheduling_preference.web"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: capacityConfig(t, prefix, namespace, "  total_replicas = 12\n  rebalance = true"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(rsp, tfjsonpath.New("replicas")),
+				plancheck.ExpectUnknownValue(rsp, tfjsonpath.New("estimated_capacity")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(rsp, tfjsonpath.New("estimated_capacity"), byCluster(prefix, 12, 12, 2)),
+				statecheck.ExpectKnownValue(rsp, tfjsonpath.New("replicas"), byCluster(prefix, 5, 5, 2)),
+			},
+			Check: allReady(t, namespace, 5, 5, 2),
+		}},
+	})
+}
