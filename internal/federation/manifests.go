@@ -58,7 +58,7 @@ type ManifestError struct {
 }
 
 func (e *ManifestError) Error() string {
-	where := e.Position.String()
+	where := e.String()
 	if e.Object != "" {
 		where += " (" + e.Object + ")"
 	}

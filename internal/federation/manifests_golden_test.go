@@ -49,7 +49,7 @@ func helmChartGolden(t *testing.T) helmGolden {
 		if err != nil {
 			t.Fatalf("%s: %v", m.Key, err)
 		}
-		out.Objects = append(out.Objects, helmGoldenObject{Key: m.Key.String(), Position: m.Position.String(), Rendered: got.Display})
+		out.Objects = append(out.Objects, helmGoldenObject{Key: m.Key.String(), Position: m.String(), Rendered: got.Display})
 		objects = append(objects, m.Key)
 	}
 	out.Apply, out.Remove = stepStrings(ApplyOrder(objects)), stepStrings(RemoveOrder(objects))

@@ -155,7 +155,7 @@ func TestObjectOverridesSetErrorCountsRulesInTheSet(t *testing.T) {
 		t.Fatalf("error %v, want one about the set's rule 2, patch 0", err)
 	}
 	plain := errors.New("cluster unreachable")
-	if got := web.SetError(plain); got != plain {
+	if got := web.SetError(plain); !errors.Is(got, plain) || got.Error() != plain.Error() {
 		t.Fatalf("SetError changed an error that is not about a rule: %v", got)
 	}
 }

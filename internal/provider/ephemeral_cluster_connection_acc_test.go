@@ -14,7 +14,7 @@ import (
 // supportsEphemeralValues reports whether the CLI takes ephemeral resources
 // and write-only attributes: Terraform 1.11 or later, OpenTofu 1.11 or later.
 func supportsEphemeralValues(t *testing.T, cli string) bool {
-	_, major, minor := cliVersion(t, cli)
+	major, minor := cliVersion(t, cli)
 	return major > 1 || (major == 1 && minor >= 11)
 }
 

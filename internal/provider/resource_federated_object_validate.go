@@ -137,7 +137,7 @@ func validateTimeouts(ctx context.Context, v attr.Value, diags *diag.Diagnostics
 var jsonPointerValidator = stringCheck{describe: "an RFC 6901 JSON pointer such as /spec/replicas", summary: "Invalid JSON pointer",
 	check: func(value string) error {
 		if _, err := federation.ParsePointer(value); err != nil {
-			return fmt.Errorf("%v; write a JSON pointer such as \"/spec/replicas\" or \"/metadata/labels/tier\" (escape / in a key as ~1)", err)
+			return fmt.Errorf("%w; write a JSON pointer such as \"/spec/replicas\" or \"/metadata/labels/tier\" (escape / in a key as ~1)", err)
 		}
 		return nil
 	}}

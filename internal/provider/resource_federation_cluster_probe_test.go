@@ -9,9 +9,9 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 )
 
-func clusterWithToken(endpoint, token string) *federationClusterModel {
+func clusterWithToken(token string) *federationClusterModel {
 	return &federationClusterModel{
-		APIEndpoint: types.StringValue(endpoint), CABundle: types.StringValue("ca"), Token: types.StringValue(token),
+		APIEndpoint: types.StringValue("https://berlin"), CABundle: types.StringValue("ca"), Token: types.StringValue(token),
 		TokenWO: types.StringNull(), TokenWOVersion: types.Int64Null(), ClientCertificate: types.StringNull(),
 		ClientKey: types.StringNull(), DisabledTLSValidations: types.ListNull(types.StringType),
 		ProxyURL: types.StringNull(), RequireReady: types.BoolValue(true),
@@ -21,7 +21,7 @@ func clusterWithToken(endpoint, token string) *federationClusterModel {
 // The plan probes a registration only when the way it reaches its member
 // changes, and only when all of it is known.
 func TestProbeAtPlanWhen(t *testing.T) {
-	prior := clusterWithToken("https://berlin", "t1")
+	prior := clusterWithToken("t1")
 	for _, c := range []struct {
 		name        string
 		edit        func(m *federationClusterModel)
@@ -37,7 +37,7 @@ func TestProbeAtPlanWhen(t *testing.T) {
 		{"a CA known at apply only", func(m *federationClusterModel) { m.CABundle = types.StringUnknown() }, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			plan := clusterWithToken("https://berlin", "t1")
+			plan := clusterWithToken("t1")
 			c.edit(plan)
 			if got := connectionKnown(plan); got != c.known {
 				t.Errorf("connectionKnown = %v, want %v", got, c.known)
@@ -52,7 +52,7 @@ func TestProbeAtPlanWhen(t *testing.T) {
 // A failed probe points at the credential the member refused, else at the
 // endpoint.
 func TestProbeFailureAttribute(t *testing.T) {
-	withCert := clusterWithToken("https://berlin", "")
+	withCert := clusterWithToken("")
 	withCert.Token = types.StringNull()
 	withCert.ClientCertificate = types.StringValue("cert")
 	for _, c := range []struct {
@@ -62,10 +62,10 @@ func TestProbeFailureAttribute(t *testing.T) {
 		writeOnly bool
 		want      path.Path
 	}{
-		{"refused connection", member.ReasonNotReachable, clusterWithToken("https://berlin", "t"), false, path.Root("api_endpoint")},
-		{"unhealthy", member.ReasonNotReady, clusterWithToken("https://berlin", "t"), false, path.Root("api_endpoint")},
-		{"a token rejected", member.ReasonAuthenticationFailed, clusterWithToken("https://berlin", "t"), false, path.Root("token")},
-		{"a token without rights", member.ReasonAuthorizationFailed, clusterWithToken("https://berlin", "t"), false, path.Root("token")},
+		{"refused connection", member.ReasonNotReachable, clusterWithToken("t"), false, path.Root("api_endpoint")},
+		{"unhealthy", member.ReasonNotReady, clusterWithToken("t"), false, path.Root("api_endpoint")},
+		{"a token rejected", member.ReasonAuthenticationFailed, clusterWithToken("t"), false, path.Root("token")},
+		{"a token without rights", member.ReasonAuthorizationFailed, clusterWithToken("t"), false, path.Root("token")},
 		{"a write-only token rejected", member.ReasonAuthenticationFailed, withCert, true, path.Root("token_wo")},
 		{"a certificate rejected", member.ReasonAuthenticationFailed, withCert, false, path.Root("client_certificate")},
 	} {

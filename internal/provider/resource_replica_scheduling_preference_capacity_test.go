@@ -156,7 +156,7 @@ func TestAccReplicaSchedulingPreference_capacity(t *testing.T) {
 	l := acctest.Lab(t)
 	const prefix, namespace = "rspc", "rsp-capacity"
 	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
-		removeDeployment(t, member, namespace, "web")
+		removeDeployment(t, member, namespace)
 	}
 	cleanupObjectTest(t, prefix, namespace)
 	berlin := labClientset(t, "berlin")
@@ -339,7 +339,7 @@ func TestAccReplicaSchedulingPreference_spreadAndMaxClusters(t *testing.T) {
 	acctest.Lab(t)
 	const prefix, namespace = "rsps", "rsp-spread"
 	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
-		removeDeployment(t, member, namespace, "web")
+		removeDeployment(t, member, namespace)
 	}
 	cleanupObjectTest(t, prefix, namespace)
 	const rsp = "kubefed_replica_scheduling_preference.web"
@@ -478,7 +478,7 @@ func TestAccReplicaSchedulingPreference_capacityOfClustersRegisteredInTheSameRun
 	acctest.Lab(t)
 	const prefix, namespace = "rspn", "rsp-capacity-new"
 	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
-		removeDeployment(t, member, namespace, "web")
+		removeDeployment(t, member, namespace)
 	}
 	cleanupObjectTest(t, prefix, namespace)
 	const rsp = "kubefed_replica_scheduling_preference.web"

@@ -129,7 +129,7 @@ func TestAccReplicaSchedulingPreference_failover(t *testing.T) {
 	lab := acctest.Lab(t)
 	const prefix, namespace = failoverPrefix, failoverNamespace
 	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
-		removeDeployment(t, member, namespace, "web")
+		removeDeployment(t, member, namespace)
 	}
 	host := newHostClients(t)
 	cleanupObjectTest(t, prefix, namespace)
@@ -322,8 +322,11 @@ func startMember(t *testing.T, name string) {
 	}
 }
 
-func removeDeployment(t *testing.T, member, namespace, name string) {
+// removeDeployment removes the Deployment "web" that the preference tests
+// federate, as a test that failed may leave it.
+func removeDeployment(t *testing.T, member, namespace string) {
 	t.Helper()
+	const name = "web"
 	err := memberClient(t, member).Resource(deploymentsGVR).Namespace(namespace).Delete(context.Background(), name, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		t.Errorf("removing deployment %s/%s from %s: %v", namespace, name, member, err)

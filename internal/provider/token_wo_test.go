@@ -21,8 +21,8 @@ import (
 // the machine has one.
 const writeOnlyCLI = "/usr/local/bin/terraform"
 
-// cliVersion is a CLI's name and version, from `version -json`.
-func cliVersion(t *testing.T, cli string) (opentofu bool, major, minor int) {
+// cliVersion is a CLI's version, from `version -json`.
+func cliVersion(t *testing.T, cli string) (major, minor int) {
 	t.Helper()
 	out, err := exec.Command(cli, "version", "-json").Output()
 	if err != nil {
@@ -40,14 +40,13 @@ func cliVersion(t *testing.T, cli string) (opentofu bool, major, minor int) {
 	}
 	major, _ = strconv.Atoi(parts[0])
 	minor, _ = strconv.Atoi(parts[1])
-	plain, _ := exec.Command(cli, "version").Output()
-	return strings.Contains(string(plain), "OpenTofu"), major, minor
+	return major, minor
 }
 
 // supportsWriteOnly reports whether the CLI takes write-only attributes:
 // Terraform 1.11 or OpenTofu 1.11, or later.
 func supportsWriteOnly(t *testing.T, cli string) bool {
-	_, major, minor := cliVersion(t, cli)
+	major, minor := cliVersion(t, cli)
 	return major > 1 || (major == 1 && minor >= 11)
 }
 
