@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/provider"
 )
 
 // supportsEphemeralValues reports whether the CLI takes ephemeral resources
@@ -103,6 +104,7 @@ func TestAccClusterConnection_configuresAnotherProvider(t *testing.T) {
 		ws.Run("destroy", "-auto-approve", "-input=false", "-no-color")
 	})
 	token := lab.Cluster("berlin").Token
+	provider.MemberAsFederationHost(t, "berlin")
 
 	ws.Write(registeredWithTokenWO(t, name))
 	printed := ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
@@ -198,6 +200,7 @@ resource "kubefed_federation_cluster" "berlin" {
 		ws.Write(registered)
 		ws.Run("destroy", "-auto-approve", "-input=false", "-no-color")
 	})
+	provider.MemberAsFederationHost(t, "berlin")
 	ws.Write(registered)
 	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
 

@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -36,3 +39,48 @@ func federationHost(t *testing.T) {
 
 // FederationHost is federationHost for the package's external tests.
 var FederationHost = federationHost
+
+// memberAsFederationHost gives a lab member KubeFed's CRDs, for tests that
+// point a second provider block at the member and read its clusters data
+// source, and removes them afterwards: other tests need members without
+// them.
+func memberAsFederationHost(t *testing.T, member string) {
+	t.Helper()
+	cfg := acctest.Lab(t).Cluster(member).RESTConfig()
+	k, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const namespace = "kube-federation-system"
+	reg := registry.New(k, d, k.Discovery(), namespace, DefaultFieldManager)
+	t.Cleanup(func() {
+		crds, err := registry.CoreCRDs()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, crd := range crds {
+			err := d.Resource(crdsResource).Delete(ctx, crd.GetName(), metav1.DeleteOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("removing %s from %s: %v", crd.GetName(), member, err)
+			}
+		}
+		if err := k.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("removing namespace %s from %s: %v", namespace, member, err)
+		}
+	})
+	if err := reg.Bootstrap(ctx); err != nil {
+		t.Fatalf("installing KubeFed's CRDs in %s: %v", member, err)
+	}
+}
+
+// MemberAsFederationHost is memberAsFederationHost for the package's
+// external tests.
+var MemberAsFederationHost = memberAsFederationHost
+
+var crdsResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
