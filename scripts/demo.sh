@@ -21,7 +21,7 @@ source "$root/scripts/cli-config.sh"
 table() {
   printf '\n%-15s %-55s %s\n' CLUSTER "OBJECTS (managed by the federation)" "READY/REPLICAS"
   for m in "${members[@]}"; do
-    local k="kubectl --kubeconfig $lab_dir/kubeconfig --context $m"
+    local k="$kubectl --kubeconfig $lab_dir/kubeconfig --context $m"
     local objects ready
     $k -n shop rollout status deployment web --timeout=30s >/dev/null 2>&1 || true
     objects=$($k get namespaces,configmaps,deployments -A -l kubefed.io/managed=true -o name 2>/dev/null | sed 's|\.apps/|/|' | sort | paste -sd, - || true)
@@ -35,12 +35,12 @@ table() {
 case ${1:-up} in
   up)
     source scripts/lab-tools.sh
-    # The pinned OpenTofu is built only when no CLI is on PATH.
-    if command -v tofu >/dev/null 2>&1 || command -v terraform >/dev/null 2>&1; then
-      kubefed_lab_tools
-    else
-      kubefed_lab_tools tofu
-    fi
+    # The pinned OpenTofu and kubectl are built only when none is on PATH.
+    extra=()
+    command -v tofu >/dev/null 2>&1 || command -v terraform >/dev/null 2>&1 || extra+=(tofu)
+    command -v kubectl >/dev/null 2>&1 || extra+=(kubectl)
+    kubefed_lab_tools "${extra[@]}"
+    kubectl=$(command -v kubectl || scripts/tool.sh kubectl)
     go build -o bin/kubefed-lab ./cmd/kubefed-lab
     go build -o bin/terraform-provider-kubefed .
     bin/kubefed-lab -dir "$lab_dir" up

@@ -3,11 +3,11 @@
 # the Go module proxy the first time. Binaries are cached outside the
 # repository, keyed by version, so a second call is instant.
 #
-#   scripts/tool.sh etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok |
+#   scripts/tool.sh etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kubectl | kwok |
 #                   tofu | tofu-1.12 | terraform | tfplugindocs | goreleaser | golangci-lint
 #   scripts/tool.sh --cached NAME   prints the path only if it is built, else exits 1
 #
-# The three Kubernetes components come from one tools module, so they share
+# The Kubernetes components and kubectl come from one tools module, so they share
 # its version and Go's build cache: the second and third build reuse most of
 # the first.
 set -euo pipefail
@@ -28,7 +28,7 @@ module_version() {
 
 case $name in
   etcd)           dir=etcd module=go.etcd.io/etcd/server/v3 pkg=go.etcd.io/etcd/server/v3 ;;
-  kube-apiserver|kube-controller-manager|kube-scheduler)
+  kube-apiserver|kube-controller-manager|kube-scheduler|kubectl)
                   dir=kube-apiserver module=k8s.io/kubernetes pkg=k8s.io/kubernetes/cmd/$name ;;
   kwok)           dir=kwok module=sigs.k8s.io/kwok pkg=sigs.k8s.io/kwok/cmd/kwok ;;
   tofu)           dir=opentofu module=github.com/opentofu/opentofu pkg=github.com/opentofu/opentofu/cmd/tofu ;;
