@@ -9,7 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-if [ $# -gt 0 ]; then clis=("$@"); else clis=("$(scripts/tool.sh tofu)" "$(scripts/tool.sh terraform)"); fi
+if [ $# -gt 0 ]; then clis=("$@"); else clis=("$(scripts/tool.sh tofu-1.12)" "$(scripts/tool.sh terraform)"); fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

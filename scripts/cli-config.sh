@@ -32,10 +32,10 @@ RC
 }
 
 # kubefed_cli prints the CLI to use: OpenTofu or Terraform found on PATH,
-# else the pinned OpenTofu build.
+# else the pinned build of the newest OpenTofu.
 kubefed_cli() {
   if command -v tofu >/dev/null 2>&1; then command -v tofu
   elif command -v terraform >/dev/null 2>&1; then command -v terraform
-  else "$root/scripts/tool.sh" tofu
+  else "$root/scripts/tool.sh" tofu-1.12
   fi
 }

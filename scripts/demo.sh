@@ -37,7 +37,7 @@ case ${1:-up} in
     source scripts/lab-tools.sh
     # The pinned OpenTofu and kubectl are built only when none is on PATH.
     extra=()
-    command -v tofu >/dev/null 2>&1 || command -v terraform >/dev/null 2>&1 || extra+=(tofu)
+    command -v tofu >/dev/null 2>&1 || command -v terraform >/dev/null 2>&1 || extra+=(tofu-1.12)
     command -v kubectl >/dev/null 2>&1 || extra+=(kubectl)
     kubefed_lab_tools "${extra[@]}"
     kubectl=$(command -v kubectl || scripts/tool.sh kubectl)

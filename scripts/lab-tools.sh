@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Sourced by the scripts that run the lab: builds what is not yet cached,
 # after saying what that is and roughly how long it takes, and exports the
-# lab's binaries. Expects $root; extra tool names (tofu, terraform) are built
+# lab's binaries. Expects $root; extra tool names (tofu-1.12, terraform) are built
 # too. A KUBEFED_LAB_* variable already set wins over the pinned build.
 #
-#   source scripts/lab-tools.sh; kubefed_lab_tools tofu terraform
+#   source scripts/lab-tools.sh; kubefed_lab_tools tofu-1.12 terraform
 
 # Minutes each build took on a busy two-core machine with an empty Go cache.
 # The Kubernetes components share most of their code, so the first one pays
@@ -13,7 +13,7 @@ kubefed_build_minutes() {
   case $1 in
     kube-apiserver) echo 14 ;;
     kube-controller-manager) echo 3 ;;
-    tofu) echo 9 ;;
+    tofu|tofu-1.12) echo 9 ;;
     terraform) echo 4 ;;
     *) echo 1 ;;
   esac
