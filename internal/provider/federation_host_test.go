@@ -22,16 +22,7 @@ import (
 func federationHost(t *testing.T) {
 	t.Helper()
 	host := acctest.Lab(t).Host()
-	cfg := &rest.Config{Host: host.URL, BearerToken: host.Token, TLSClientConfig: rest.TLSClientConfig{CAData: host.CAPEM}}
-	k, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := registry.New(k, d, k.Discovery(), "kube-federation-system", DefaultFieldManager)
+	reg, _, _ := registryAt(t, &rest.Config{Host: host.URL, BearerToken: host.Token, TLSClientConfig: rest.TLSClientConfig{CAData: host.CAPEM}})
 	if err := reg.Bootstrap(context.Background()); err != nil {
 		t.Fatalf("installing KubeFed's CRDs in the lab's host: %v", err)
 	}
@@ -46,18 +37,8 @@ var FederationHost = federationHost
 // them.
 func memberAsFederationHost(t *testing.T, member string) {
 	t.Helper()
-	cfg := acctest.Lab(t).Cluster(member).RESTConfig()
-	k, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, k, d := registryAt(t, acctest.Lab(t).Cluster(member).RESTConfig())
 	ctx := context.Background()
-	const namespace = "kube-federation-system"
-	reg := registry.New(k, d, k.Discovery(), namespace, DefaultFieldManager)
 	t.Cleanup(func() {
 		crds, err := registry.CoreCRDs()
 		if err != nil {
@@ -70,8 +51,8 @@ func memberAsFederationHost(t *testing.T, member string) {
 				t.Errorf("removing %s from %s: %v", crd.GetName(), member, err)
 			}
 		}
-		if err := k.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("removing namespace %s from %s: %v", namespace, member, err)
+		if err := k.CoreV1().Namespaces().Delete(ctx, DefaultFederationNamespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("removing namespace %s from %s: %v", DefaultFederationNamespace, member, err)
 		}
 	})
 	if err := reg.Bootstrap(ctx); err != nil {
@@ -84,3 +65,18 @@ func memberAsFederationHost(t *testing.T, member string) {
 var MemberAsFederationHost = memberAsFederationHost
 
 var crdsResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// registryAt is the federation registry of the cluster cfg reaches, with
+// the clients it is made of.
+func registryAt(t *testing.T, cfg *rest.Config) (*registry.Registry, kubernetes.Interface, dynamic.Interface) {
+	t.Helper()
+	k, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return registry.New(k, d, k.Discovery(), DefaultFederationNamespace, DefaultFieldManager), k, d
+}

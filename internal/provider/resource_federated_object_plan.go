@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -108,13 +109,13 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	plan.RolloutPlan = r.plannedOrder(in, out.placed, &resp.Diagnostics)
 	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(in, prior, out)
 	r.checkMembers(ctx, in, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(), prior == nil && !replacing, &resp.Diagnostics)
-	if len(out.fresh) > 0 {
-		placementAtApply(ctx, &plan, in, out.fresh)
-	}
 	if prior == nil {
 		resp.Diagnostics.Append(replacementNote.Save(ctx, private, replacement{ID: in.id, Placed: out.placed})...)
 	}
 	resp.Diagnostics.Append(objectModels.toPlan(ctx, &resp.Plan, &plan)...)
+	if len(out.fresh) > 0 {
+		placementAtApply(ctx, resp, in, out.fresh)
+	}
 }
 
 // objectKey names a federated object among the run's replacements.
@@ -166,11 +167,21 @@ func planUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, reason 
 	} else {
 		resp.Diagnostics.AddWarning("Placement and rendered objects known at apply", reason)
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("placed_clusters"), types.SetUnknown(types.StringType))...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rendered"), types.MapUnknown(types.StringType))...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("cluster_status"), types.MapUnknown(clusterStatusType))...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("cluster_health"), types.MapUnknown(healthType))...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rollout_plan"), types.ListUnknown(rolloutPlanType.ElemType))...)
+	for name, value := range placementUnknown() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), value)...)
+	}
+}
+
+// placementUnknown is, by attribute, what a plan that leaves placement to
+// apply gives each attribute that follows from it.
+func placementUnknown() map[string]attr.Value {
+	return map[string]attr.Value{
+		"placed_clusters": types.SetUnknown(types.StringType),
+		"rendered":        types.MapUnknown(types.StringType),
+		"cluster_status":  types.MapUnknown(clusterStatusType),
+		"cluster_health":  types.MapUnknown(healthType),
+		"rollout_plan":    types.ListUnknown(rolloutPlanType.ElemType),
+	}
 }
 
 // placementAtApply leaves to apply where an object goes and what each
@@ -178,14 +189,12 @@ func planUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, reason 
 // Terraform plans the object once more right before applying it, and that
 // plan sees the clusters only if they were registered first. Known values
 // here would make either order but one an inconsistent plan.
-func placementAtApply(ctx context.Context, plan *federatedObjectModel, in *objectInputs, fresh []string) {
+func placementAtApply(ctx context.Context, resp *resource.ModifyPlanResponse, in *objectInputs, fresh []string) {
 	tflog.Info(ctx, "placement left to apply: the selector picks clusters this run registers",
 		map[string]any{"object": in.object.String(), "clusters": fresh})
-	plan.PlacedClusters = types.SetUnknown(types.StringType)
-	plan.Rendered = types.MapUnknown(types.StringType)
-	plan.RolloutPlan = types.ListUnknown(rolloutPlanType.ElemType)
-	plan.ClusterStatus = types.MapUnknown(clusterStatusType)
-	plan.ClusterHealth = types.MapUnknown(healthType)
+	for name, value := range placementUnknown() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), value)...)
+	}
 }
 
 // plannedOutcome keeps the prior status and health when apply has nothing
@@ -404,7 +413,7 @@ func warnIdleRules(in *objectInputs, view candidates, placed []string, diags *di
 func registeredInRun(view candidates, placed []string) []string {
 	var fresh []string
 	for _, name := range placed {
-		if c := view.byName[name]; c.Planned && c.Connection.APIEndpoint == "" {
+		if view.byName[name].NotInHostYet() {
 			fresh = append(fresh, name)
 		}
 	}

@@ -302,7 +302,7 @@ func (r *replicaSchedulingPreferenceResource) estimates(ctx context.Context, m *
 	var members []propagation.Member
 	for _, name := range toRead {
 		c := byName[name]
-		if c.Planned && c.Connection.APIEndpoint == "" {
+		if c.NotInHostYet() {
 			out[name] = clusterEstimate{Unread: "it is registered in this run, and its capacity is read from the next plan on"}
 			continue
 		}

@@ -218,7 +218,7 @@ func (e *registeredInRunError) Error() string {
 func unregisteredYet(candidates []runstate.Cluster) []string {
 	var fresh []string
 	for _, c := range candidates {
-		if c.Planned && c.Connection.APIEndpoint == "" {
+		if c.NotInHostYet() {
 			fresh = append(fresh, c.Name)
 		}
 	}

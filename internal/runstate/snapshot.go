@@ -31,6 +31,13 @@ type Cluster struct {
 	InRun bool
 }
 
+// NotInHostYet reports whether this run plans to register the cluster and
+// has not written it yet: the host does not hold it, and nothing knows how
+// to reach it.
+func (c Cluster) NotInHostYet() bool {
+	return c.Planned && c.Connection.APIEndpoint == ""
+}
+
 // NewSnapshot returns a snapshot of the given registered clusters.
 func NewSnapshot(clusters []registry.Cluster) *Snapshot {
 	s := &Snapshot{clusters: map[string]Cluster{}}
@@ -102,7 +109,7 @@ func (s *Snapshot) RegisteredNames() []string {
 	defer s.mu.Unlock()
 	var out []string
 	for name, c := range s.clusters {
-		if !c.Planned || c.Connection.APIEndpoint != "" {
+		if !c.NotInHostYet() {
 			out = append(out, name)
 		}
 	}
