@@ -89,3 +89,7 @@ func RemoveOrder(keys []Key) [][]Key {
 	slices.Reverse(order)
 	return order
 }
+
+// Tier is the step of a cluster's apply an object belongs to: objects of
+// a lower tier are applied before, and removed after, those of a higher one.
+func Tier(k Key) int { return tierOf(k) }

@@ -3,7 +3,10 @@ package propagation
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
@@ -62,32 +65,177 @@ type Outcome struct {
 // within a stage, and none for work that never started: the context ended
 // first.
 func Dispatch(ctx context.Context, ops []reconcile.Operation, r Rollout, writer Writer, waiter Waiter) []Outcome {
-	stages := reconcile.Stages(ops, r.Stages)
+	return DispatchSet(ctx, []Item{{Ops: ops, Writer: writer, Waiter: waiter}}, r).Outcomes[0]
+}
+
+// Item is one object of a set that is rolled out together: its
+// operations, how they are written and waited for, and its tier, the step
+// of a cluster's apply it belongs to (federation.ApplyOrder's index).
+type Item struct {
+	Ops    []reconcile.Operation
+	Writer Writer
+	Waiter Waiter
+	Tier   int
+}
+
+// SetResult is what DispatchSet came to.
+type SetResult struct {
+	// Outcomes are each item's, as Dispatch returns them.
+	Outcomes [][]Outcome
+	// Halted is the stage after which a staged rollout stopped, with the
+	// clusters that had failed by then, or -1.
+	Halted int
+	Failed []string
+}
+
+// DispatchSet carries out the operations of a set of objects, stage by
+// stage, as Dispatch does for one: on each cluster of a stage, the items'
+// writes tier by tier (a tier starts once the one before is written on
+// every cluster of the stage), removals in the reverse order of the tiers,
+// then the waits of every item. A cluster where an item's write failed
+// gets no item of a later tier in that stage: what it would depend on is
+// missing. A cluster passes a stage when every item passed there.
+func DispatchSet(ctx context.Context, items []Item, r Rollout) SetResult {
+	res := SetResult{Outcomes: make([][]Outcome, len(items)), Halted: -1}
+	groups := make([][][]reconcile.Operation, len(items))
+	for i, item := range items {
+		groups[i] = reconcile.StageGroups(item.Ops, r.Stages)
+	}
+	stages := nonEmptyStages(groups, len(r.Stages)+1)
 	passed := map[string]bool{}
-	var out []Outcome
-	for i, ops := range stages {
-		done := newStage(ops, writer, waiter, r.MaxParallel).run(ctx)
-		out = append(out, done...)
-		for _, o := range done {
-			if o.Op.Action != reconcile.Skip && o.Op.Action != reconcile.Forget {
-				passed[o.Cluster] = o.passed()
-			}
+	for n, s := range stages {
+		set := newSetStage(items, groups, s, r.MaxParallel)
+		set.run(ctx)
+		for i := range items {
+			done := set.stages[i].outcomes()
+			res.Outcomes[i] = append(res.Outcomes[i], done...)
 		}
-		if !r.Staged || i == len(stages)-1 {
+		maps.Copy(passed, set.passed())
+		if !r.Staged || n == len(stages)-1 {
 			continue
 		}
 		if ok, failed := rollout.Continue(passed, r.MaxFailed); !ok {
-			return append(out, stopped(stages[i+1:], failed)...)
+			res.Halted, res.Failed = s, failed
+			for i := range items {
+				res.Outcomes[i] = append(res.Outcomes[i], stopped(groups[i][s+1:], failed)...)
+			}
+			return res
 		}
 		pause(ctx, r.Pause)
+	}
+	return res
+}
+
+// nonEmptyStages are the indexes of the stages some item has work in.
+func nonEmptyStages(groups [][][]reconcile.Operation, count int) []int {
+	var out []int
+	for s := range count {
+		for _, g := range groups {
+			if len(g[s]) > 0 {
+				out = append(out, s)
+				break
+			}
+		}
 	}
 	return out
 }
 
+// setStage is one stage of a set: each item's part of it.
+type setStage struct {
+	items  []Item
+	stages []*stage
+}
+
+func newSetStage(items []Item, groups [][][]reconcile.Operation, s, maxParallel int) *setStage {
+	set := &setStage{items: items, stages: make([]*stage, len(items))}
+	for i, item := range items {
+		set.stages[i] = newStage(groups[i][s], item.Writer, item.Waiter, maxParallel)
+	}
+	return set
+}
+
+// run writes the applies tier by tier, the removals in reverse, then waits.
+func (s *setStage) run(ctx context.Context) {
+	tiers := s.tiers()
+	broken := map[string]string{}
+	for _, t := range tiers {
+		s.writeTier(ctx, t, isApply, broken)
+	}
+	for _, t := range slices.Backward(tiers) {
+		s.writeTier(ctx, t, isRemove, nil)
+	}
+	var wg sync.WaitGroup
+	for _, st := range s.stages {
+		wg.Go(func() { st.waits(ctx) })
+	}
+	wg.Wait()
+}
+
+// tiers are the items' tiers, in order.
+func (s *setStage) tiers() []int {
+	var out []int
+	for _, item := range s.items {
+		if !slices.Contains(out, item.Tier) {
+			out = append(out, item.Tier)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// writeTier writes, at once, the operations of one kind of the items of a
+// tier; broken, when given, holds the clusters where an earlier write
+// failed, which get nothing more, and gains those where this tier failed.
+func (s *setStage) writeTier(ctx context.Context, tier int, kind func(reconcile.Operation) bool, broken map[string]string) {
+	var wg sync.WaitGroup
+	for i, item := range s.items {
+		if item.Tier != tier {
+			continue
+		}
+		for cluster, why := range broken {
+			s.stages[i].hold(cluster, why)
+		}
+		wg.Go(func() { s.stages[i].writes(ctx, kind) })
+	}
+	wg.Wait()
+	if broken == nil {
+		return
+	}
+	for i, item := range s.items {
+		if item.Tier != tier {
+			continue
+		}
+		for _, cluster := range s.stages[i].failedWrites() {
+			if _, ok := broken[cluster]; !ok {
+				broken[cluster] = fmt.Sprintf("not applied: an object it depends on failed on cluster %q first", cluster)
+			}
+		}
+	}
+}
+
+// passed is, for each cluster the stage worked on, whether every item
+// passed there.
+func (s *setStage) passed() map[string]bool {
+	out := map[string]bool{}
+	for _, st := range s.stages {
+		for _, o := range st.outcomes() {
+			if o.Op.Action == reconcile.Skip || o.Op.Action == reconcile.Forget {
+				continue
+			}
+			was, seen := out[o.Cluster]
+			out[o.Cluster] = o.passed() && (!seen || was)
+		}
+	}
+	return out
+}
+
+func isApply(op reconcile.Operation) bool  { return op.Action == reconcile.Apply }
+func isRemove(op reconcile.Operation) bool { return op.Action == reconcile.Remove }
+
 // passed reports whether the cluster did what was asked and, when it was
 // waited for, runs the object.
 func (o Outcome) passed() bool {
-	return o.Err == "" && (o.Rollout == "" || o.Rollout == reconcile.RolloutDone)
+	return o.Err == "" && o.Stopped == "" && (o.Rollout == "" || o.Rollout == reconcile.RolloutDone)
 }
 
 // stage carries out one stage: all its writes, within the bound, then all
@@ -110,18 +258,55 @@ func newStage(ops []reconcile.Operation, writer Writer, waiter Waiter, maxParall
 }
 
 func (s *stage) run(ctx context.Context) []Outcome {
+	s.writes(ctx, func(reconcile.Operation) bool { return true })
+	s.waits(ctx)
+	return s.outcomes()
+}
+
+// writes carries out the stage's writes that kind selects.
+func (s *stage) writes(ctx context.Context, kind func(reconcile.Operation) bool) {
 	opts := Options{MaxParallel: s.maxParallel}
-	writes := FanOut(ctx, s.clusters((*clusterJob).writes), opts, func(ctx context.Context, cluster string) (Answer, error) {
+	clusters := s.clusters(func(j *clusterJob) bool { return j.writes() && kind(j.Op) })
+	writes := FanOut(ctx, clusters, opts, func(ctx context.Context, cluster string) (Answer, error) {
 		return s.writer.Write(ctx, s.jobs[cluster].Op)
 	})
 	for _, res := range writes {
 		s.jobs[res.Cluster].wrote(res)
 	}
-	if s.waiter != nil {
-		for _, res := range FanOut(ctx, s.clusters((*clusterJob).waits), opts, s.waiter.Wait) {
-			s.jobs[res.Cluster].waited(res)
+}
+
+// waits waits for the clusters written to, and those whose last rollout
+// did not finish.
+func (s *stage) waits(ctx context.Context) {
+	if s.waiter == nil {
+		return
+	}
+	opts := Options{MaxParallel: s.maxParallel}
+	for _, res := range FanOut(ctx, s.clusters((*clusterJob).waits), opts, s.waiter.Wait) {
+		s.jobs[res.Cluster].waited(res)
+	}
+}
+
+// hold keeps a cluster's write from being carried out, saying why.
+func (s *stage) hold(cluster, why string) {
+	if j, ok := s.jobs[cluster]; ok && j.writes() && !j.reached {
+		j.Stopped, j.held, j.reached = why, true, true
+	}
+}
+
+// failedWrites are the clusters whose write failed.
+func (s *stage) failedWrites() []string {
+	var out []string
+	for _, cluster := range s.order {
+		if j := s.jobs[cluster]; j.reached && (j.Err != "" || j.held) {
+			out = append(out, cluster)
 		}
 	}
+	return out
+}
+
+// outcomes are the outcomes of the jobs that were reached.
+func (s *stage) outcomes() []Outcome {
 	var out []Outcome
 	for _, cluster := range s.order {
 		if j := s.jobs[cluster]; j.reached {
@@ -149,6 +334,9 @@ type clusterJob struct {
 	// reached is false while the job has nothing to show: a write that
 	// never started leaves the cluster to the next apply.
 	reached bool
+	// held is true when the write was kept back: an earlier write on the
+	// cluster failed.
+	held bool
 }
 
 // newClusterJob is the job of op. Skips and forgets have nothing to carry
@@ -159,7 +347,7 @@ func newClusterJob(op reconcile.Operation, waiting bool) *clusterJob {
 }
 
 func (j *clusterJob) writes() bool {
-	return j.Op.Action == reconcile.Apply || j.Op.Action == reconcile.Remove
+	return (j.Op.Action == reconcile.Apply || j.Op.Action == reconcile.Remove) && !j.held
 }
 
 // waits reports whether the cluster is waited for: its last rollout did

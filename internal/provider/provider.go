@@ -119,6 +119,7 @@ func (p *kubefedProvider) Resources(context.Context) []func() resource.Resource 
 		NewFederationClusterResource,
 		NewFederatedTypeResource,
 		NewFederatedObjectResource,
+		NewFederatedApplicationResource,
 		NewReplicaSchedulingPreferenceResource,
 	}
 }

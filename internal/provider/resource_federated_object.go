@@ -113,23 +113,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				Description: "Per-cluster changes, applied in order after the template (and the replica count): each rule targets " +
 					"one `cluster` by name or the clusters its `cluster_selector` matches. The same list works as the `overrides` " +
 					"argument of `provider::kubefed::render_object`.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"cluster": schema.StringAttribute{Optional: true, Description: "Name of the cluster the rule targets.",
-						Validators: []validator.String{dnsLabelValidator}},
-					"cluster_selector": clusterSelectorAttribute("The clusters the rule targets."),
-					"patches": schema.ListNestedAttribute{
-						Required:    true,
-						Description: "RFC 6902 operations applied to the cluster's object.",
-						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"op": schema.StringAttribute{Optional: true, Description: "`add`, `replace` (the default) or `remove`.",
-								Validators: []validator.String{stringvalidator.OneOf("add", "replace", "remove")}},
-							"path": schema.StringAttribute{Required: true, Description: "JSON pointer, e.g. `/spec/replicas`.",
-								Validators: []validator.String{jsonPointerValidator}},
-							"value": schema.StringAttribute{Optional: true, CustomType: jsontypes.NormalizedType{},
-								Description: "The value as JSON text, e.g. `jsonencode(5)`; unset for `remove`."},
-						}},
-					},
-				}},
+				NestedObject: schema.NestedAttributeObject{Attributes: overrideRuleAttributes()},
 			},
 			"cluster_replicas": schema.MapAttribute{
 				Optional:    true,
@@ -212,6 +196,27 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"`CreationFailed`, `UpdateFailed`, `DeletionFailed`, ...), or `Unknown` when a write was cut off in flight, " +
 					"and a `message`, empty when nothing went wrong.",
 			},
+		},
+	}
+}
+
+// overrideRuleAttributes are the attributes of one override rule.
+func overrideRuleAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"cluster": schema.StringAttribute{Optional: true, Description: "Name of the cluster the rule targets.",
+			Validators: []validator.String{dnsLabelValidator}},
+		"cluster_selector": clusterSelectorAttribute("The clusters the rule targets."),
+		"patches": schema.ListNestedAttribute{
+			Required:    true,
+			Description: "RFC 6902 operations applied to the cluster's object.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"op": schema.StringAttribute{Optional: true, Description: "`add`, `replace` (the default) or `remove`.",
+					Validators: []validator.String{stringvalidator.OneOf("add", "replace", "remove")}},
+				"path": schema.StringAttribute{Required: true, Description: "JSON pointer, e.g. `/spec/replicas`.",
+					Validators: []validator.String{jsonPointerValidator}},
+				"value": schema.StringAttribute{Optional: true, CustomType: jsontypes.NormalizedType{},
+					Description: "The value as JSON text, e.g. `jsonencode(5)`; unset for `remove`."},
+			}},
 		},
 	}
 }

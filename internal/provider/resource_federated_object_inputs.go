@@ -41,6 +41,11 @@ type objectInputs struct {
 	// seen holds the clusters registered when refresh read the object;
 	// nil when it did not.
 	seen map[string]bool
+	// application is the name of the application the object belongs to.
+	application string
+	// replicasPlaceOnly makes replicas place the object without setting its
+	// replica count: an application's objects other than its workload.
+	replicasPlaceOnly bool
 }
 
 // inputs checks the configuration against the type it names: enabled in
@@ -149,7 +154,7 @@ func (in *objectInputs) locate(typeName string) error {
 // the member's with retain_replicas.
 func (in *objectInputs) render(cluster federation.Cluster, holds bool) (federation.Rendered, error) {
 	opts := federation.RenderOptions{RetainReplicas: in.retain && holds}
-	if n, ok := in.replicas[cluster.Name]; ok {
+	if n, ok := in.replicas[cluster.Name]; ok && !in.replicasPlaceOnly {
 		opts.Replicas = &n
 	}
 	return in.renderer.RenderCluster(cluster, opts)
@@ -178,13 +183,14 @@ func (in *objectInputs) canonical(live map[string]any) (string, error) {
 func (in *objectInputs) hostObject(status map[string]string) registry.FederatedObject {
 	namespace, name := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
 	obj := registry.FederatedObject{
-		Namespace: namespace,
-		Name:      name,
-		Template:  in.renderer.HostTemplate(),
-		Placement: in.placement,
-		Overrides: in.overrides,
-		Orphan:    in.orphan,
-		Status:    status,
+		Namespace:   namespace,
+		Name:        name,
+		Template:    in.renderer.HostTemplate(),
+		Placement:   in.placement,
+		Overrides:   in.overrides,
+		Orphan:      in.orphan,
+		Status:      status,
+		Application: in.application,
 	}
 	if !in.placementSet && in.replicas != nil {
 		obj.Placement.Clusters = slices.Sorted(maps.Keys(in.replicas))

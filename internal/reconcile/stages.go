@@ -5,6 +5,18 @@ package reconcile
 // from clusters that left the placement, clusters forgotten or skipped) in
 // a stage of its own after the last. Stages without operations are dropped.
 func Stages(ops []Operation, order [][]string) [][]Operation {
+	var out [][]Operation
+	for _, stage := range StageGroups(ops, order) {
+		if len(stage) > 0 {
+			out = append(out, stage)
+		}
+	}
+	return out
+}
+
+// StageGroups is Stages with every stage kept, empty or not: one group per
+// stage of order, then the group of everything else.
+func StageGroups(ops []Operation, order [][]string) [][]Operation {
 	stageOf := map[string]int{}
 	for i, clusters := range order {
 		for _, c := range clusters {
@@ -19,11 +31,5 @@ func Stages(ops []Operation, order [][]string) [][]Operation {
 		}
 		grouped[i] = append(grouped[i], op)
 	}
-	var out [][]Operation
-	for _, stage := range grouped {
-		if len(stage) > 0 {
-			out = append(out, stage)
-		}
-	}
-	return out
+	return grouped
 }

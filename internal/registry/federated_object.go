@@ -35,6 +35,10 @@ const OrphanAnnotation = "kubefed.io/orphan"
 // replacement takes the record over.
 const IncompleteCreateAnnotation = "kubefed.terraform.io/incomplete-create"
 
+// ApplicationLabel names, on a Federated<Kind>, the application
+// (kubefed_federated_application) the object belongs to.
+const ApplicationLabel = "kubefed.terraform.io/application"
+
 // FederatedObject is a Federated<Kind> object of the host, in plain terms.
 type FederatedObject struct {
 	// Namespace is empty for a cluster-scoped federated type.
@@ -51,6 +55,9 @@ type FederatedObject struct {
 	Orphan bool
 	// Incomplete marks an object whose create failed on some clusters.
 	Incomplete bool
+	// Application is the name of the application the object belongs to,
+	// recorded as the ApplicationLabel; empty for an object of its own.
+	Application string
 	// Status is each cluster's propagation status, KubeFed's status.clusters.
 	Status map[string]string
 	// RemoteStatus is, with status collection, each cluster's own status
@@ -130,6 +137,24 @@ func (r *Registry) FindFederatedObject(ctx context.Context, t FederatedType, nam
 	return federatedObjectFromUnstructured(u)
 }
 
+// ApplicationObjects lists, in every namespace, the Federated<Kind> objects
+// of type t that belong to the application called name.
+func (r *Registry) ApplicationObjects(ctx context.Context, t FederatedType, name string) ([]FederatedObject, error) {
+	list, err := r.dynamic.Resource(t.Federated.Resource()).List(ctx, metav1.ListOptions{LabelSelector: ApplicationLabel + "=" + name})
+	if err != nil {
+		return nil, fmt.Errorf("listing the %s objects of application %q in the host: %w", t.Federated.Kind, name, err)
+	}
+	var out []FederatedObject
+	for i := range list.Items {
+		obj, err := federatedObjectFromUnstructured(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *obj)
+	}
+	return out, nil
+}
+
 // federatedScope is the list of a namespace's Federated<Kind> objects.
 func federatedScope(t FederatedType, namespace string) listcache.Scope {
 	return listcache.Scope{Resource: t.Federated.Resource(), Namespace: namespace}
@@ -200,6 +225,9 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 	if len(annotations) > 0 {
 		fo.Annotations = annotations
 	}
+	if obj.Application != "" {
+		fo.Labels = map[string]string{ApplicationLabel: obj.Application}
+	}
 	u, err := toUnstructured(&fo)
 	if err != nil {
 		return nil, err
@@ -223,7 +251,8 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 		return nil, err
 	}
 	obj := &FederatedObject{Namespace: fo.Namespace, Name: fo.Name, Template: fo.Spec.Template,
-		Orphan: fo.Annotations[OrphanAnnotation] == "true", Incomplete: fo.Annotations[IncompleteCreateAnnotation] == "true"}
+		Orphan: fo.Annotations[OrphanAnnotation] == "true", Incomplete: fo.Annotations[IncompleteCreateAnnotation] == "true",
+		Application: fo.Labels[ApplicationLabel]}
 	where := fmt.Sprintf("%s %s", u.GetKind(), objectKey(obj.Namespace, obj.Name))
 	if fo.Spec.Placement.Clusters != nil {
 		obj.Placement.Clusters = []string{}

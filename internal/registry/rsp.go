@@ -100,6 +100,25 @@ func (r *Registry) DeleteSchedulingPreference(ctx context.Context, namespace, na
 	return nil
 }
 
+// Types lists the enabled types, by their FederatedTypeConfigs.
+func (r *Registry) Types(ctx context.Context) ([]FederatedType, error) {
+	list, err := r.typeConfigs().List(ctx, metav1.ListOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("listing FederatedTypeConfigs in namespace %q of the host: %w", r.namespace, err)
+	}
+	var out []FederatedType
+	if list != nil {
+		for i := range list.Items {
+			t, err := typeFromObject(&list.Items[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *t)
+		}
+	}
+	return out, nil
+}
+
 // TypeOfFederatedKind finds the enabled type whose federated kind is kind,
 // such as FederatedDeployment, by its FederatedTypeConfig.
 func (r *Registry) TypeOfFederatedKind(ctx context.Context, kind string) (*FederatedType, error) {

@@ -132,6 +132,17 @@ func (r *Run) PlannedType(name string) (registry.FederatedType, bool) {
 	return t, ok
 }
 
+// PlannedTypes are the types this run enables.
+func (r *Run) PlannedTypes() []registry.FederatedType {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]registry.FederatedType, 0, len(r.planned))
+	for _, t := range r.planned {
+		out = append(out, t)
+	}
+	return out
+}
+
 // Type returns the type called name as this run sees it: as planned in the
 // run, else as enabled in the host, asking get on first use; callers that
 // ask at the same time wait for that one answer. A type not found is asked

@@ -1,0 +1,299 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+)
+
+// Read refreshes each object of the set from the members that hold it, as
+// a federated object's refresh does. An application whose objects are all
+// gone from the host is gone; an imported one is rebuilt from the host's
+// records labelled with its name.
+func (r *federatedApplicationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state federatedApplicationModel
+	resp.Diagnostics.Append(applicationModels.fromState(ctx, req.State, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	importing := state.Manifests.IsNull() && state.SensitiveManifests.IsNull()
+	if importing {
+		if !r.fromHost(ctx, &state, &resp.Diagnostics) {
+			return
+		}
+	}
+	set, diags := r.set(ctx, &state)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	defer redactDiagnostics(&resp.Diagnostics, set.secrets())
+	if !importing && !r.anyInHost(ctx, set, &resp.Diagnostics) {
+		tflog.Info(ctx, "the application's objects are gone from the host; removing it from the state", map[string]any{"name": state.Name.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	snapshot, err := r.objects.data.snapshot(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
+		return
+	}
+	held := heldByObject(&state)
+	if importing {
+		outs, _ := r.desired(ctx, set, snapshot, nil, nil, &resp.Diagnostics)
+		held = renderedOf(outs)
+		state.PlacedClusters = stringSet(placedOf(outs))
+		order, _ := set.order(placedOf(outs))
+		state.RolloutPlan = rolloutPlanValue(order.Stages, &resp.Diagnostics)
+		state.Objects = stringList(set.keys())
+	}
+	now, status, health := map[string]map[string]string{}, map[string]types.Map{}, map[string]types.Map{}
+	for _, o := range set.objects {
+		key := o.key.String()
+		prior := appObjectState(&state, key)
+		read, h := r.objects.readMembers(ctx, o.in, snapshot, held[key], healthEntries(prior.ClusterHealth), &resp.Diagnostics)
+		now[key] = read
+		health[key] = healthValue(h, &resp.Diagnostics)
+		status[key] = readStatus(prior.ClusterStatus, read, held[key], &resp.Diagnostics)
+	}
+	state.Rendered = nestedStrings(now)
+	state.ClusterStatus = byCluster(status, clusterStatusType)
+	state.ClusterHealth = byCluster(health, healthType)
+	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, resp.Private, snapshot.RegisteredNames())...)
+	resp.Diagnostics.Append(applicationModels.toState(ctx, &resp.State, &state)...)
+}
+
+// anyInHost reports whether the host holds a record of some object of the
+// set.
+func (r *federatedApplicationResource) anyInHost(ctx context.Context, set *appSet, diags *diag.Diagnostics) bool {
+	reg, err := r.objects.data.registry(ctx)
+	if err != nil {
+		diags.AddError("Cannot read the application from the host", err.Error())
+		return true
+	}
+	for _, o := range set.objects {
+		namespace, name := registry.FederatedObjectLocation(o.in.ft, o.in.identity.Namespace, o.in.identity.Name)
+		_, err := reg.GetFederatedObject(ctx, o.in.ft, namespace, name)
+		if err == nil || !errors.Is(err, registry.ErrNotFound) {
+			return true
+		}
+	}
+	return len(set.objects) == 0
+}
+
+// fromHost fills an imported application's configuration from the host's
+// records labelled with its name: one manifest per object, the placement
+// they share, their override rules, each naming its object.
+func (r *federatedApplicationResource) fromHost(ctx context.Context, m *federatedApplicationModel, diags *diag.Diagnostics) bool {
+	reg, err := r.objects.data.registry(ctx)
+	if err != nil {
+		diags.AddError("Cannot import the application", err.Error())
+		return false
+	}
+	enabled, err := reg.Types(ctx)
+	if err != nil {
+		diags.AddError("Cannot import the application", err.Error())
+		return false
+	}
+	var manifests, sensitive []string
+	var rules []attr.Value
+	var placement *federation.Placement
+	orphan := false
+	for _, ft := range enabled {
+		records, err := reg.ApplicationObjects(ctx, ft, m.Name.ValueString())
+		if err != nil {
+			diags.AddError("Cannot import the application", err.Error())
+			return false
+		}
+		for _, fo := range records {
+			namespace, name := targetLocation(ft, fo)
+			template, err := templateFromHost(ft, namespace, name, fo.Template)
+			if err != nil {
+				diags.AddError("Cannot import the application", err.Error())
+				return false
+			}
+			if isSecretType(ft.Target) {
+				sensitive = append(sensitive, template.ValueString())
+			} else {
+				manifests = append(manifests, template.ValueString())
+			}
+			if placement == nil {
+				placement = &fo.Placement
+			}
+			orphan = orphan || fo.Orphan
+			more, err := importedRules(ctx, ft, namespace, name, fo.Overrides)
+			if err != nil {
+				diags.AddError("Cannot import the application", err.Error())
+				return false
+			}
+			rules = append(rules, more...)
+		}
+	}
+	if placement == nil {
+		diags.AddError("Cannot import the application", fmt.Sprintf("The host holds no object labelled %s=%s: nothing to import.",
+			registry.ApplicationLabel, m.Name.ValueString()))
+		return false
+	}
+	return fillImported(ctx, m, manifests, sensitive, *placement, rules, orphan, diags)
+}
+
+// targetLocation is the namespace and name of the object a host record federates.
+func targetLocation(ft registry.FederatedType, fo registry.FederatedObject) (string, string) {
+	if ft.Target.Namespaced {
+		return fo.Namespace, fo.Name
+	}
+	return "", fo.Name
+}
+
+// importedRules are a record's override rules as the application's, each
+// naming the object.
+func importedRules(ctx context.Context, ft registry.FederatedType, namespace, name string, rules []federation.OverrideRule) ([]attr.Value, error) {
+	list, err := overridesValue(ctx, rules)
+	if err != nil || list.IsNull() {
+		return nil, err
+	}
+	ref, _ := types.ObjectValue(objectRefType.AttrTypes, map[string]attr.Value{
+		"kind": types.StringValue(ft.Target.Kind), "name": types.StringValue(name),
+		"namespace": nullIfEmpty(namespace), "api_version": types.StringValue(ft.Target.APIVersion()),
+	})
+	var out []attr.Value
+	for _, e := range list.Elements() {
+		attrs := map[string]attr.Value{"object": ref}
+		for k, v := range e.(types.Object).Attributes() {
+			attrs[k] = v
+		}
+		v, d := types.ObjectValue(applicationOverrideType.AttrTypes, attrs)
+		if d.HasError() {
+			return nil, diagError(d)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// fillImported sets the configuration read from the host.
+func fillImported(ctx context.Context, m *federatedApplicationModel, manifests, sensitive []string, placement federation.Placement,
+	rules []attr.Value, orphan bool, diags *diag.Diagnostics) bool {
+	m.Manifests, m.SensitiveManifests = types.ListNull(types.StringType), types.ListNull(types.StringType)
+	if len(manifests) > 0 {
+		m.Manifests = stringList(manifests)
+	}
+	if len(sensitive) > 0 {
+		m.SensitiveManifests = stringList(sensitive)
+	}
+	var err error
+	if m.Placement, err = placementValue(ctx, placement); err != nil {
+		diags.AddError("Cannot import the application", err.Error())
+		return false
+	}
+	m.Overrides = types.ListNull(applicationOverrideType)
+	if len(rules) > 0 {
+		m.Overrides, _ = types.ListValue(applicationOverrideType, rules)
+	}
+	if orphan {
+		m.DeletionPolicy = types.StringValue(deletionOrphan)
+	}
+	m.ClusterReplicas = types.MapNull(types.Int64Type)
+	m.ReplicasObject = types.ObjectNull(objectRefType.AttrTypes)
+	m.Rendered = types.MapNull(types.MapType{ElemType: types.StringType})
+	m.ClusterStatus = types.MapNull(types.MapType{ElemType: clusterStatusType})
+	return true
+}
+
+var (
+	objectRefType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"kind": types.StringType, "name": types.StringType, "namespace": types.StringType, "api_version": types.StringType,
+	}}
+	applicationOverrideType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"cluster":          types.StringType,
+		"cluster_selector": clusterSelectorType,
+		"patches":          types.ListType{ElemType: patchType},
+		"object":           objectRefType,
+	}}
+)
+
+// Delete removes every object of the set from every cluster that holds it,
+// in the reverse of the order they were applied in, then their records
+// from the host.
+func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state federatedApplicationModel
+	resp.Diagnostics.Append(applicationModels.fromState(ctx, req.State, &state)...)
+	timeout, diags := state.Timeouts.Delete(ctx, defaultOperationTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	set, diags := r.set(ctx, &state)
+	resp.Diagnostics.Append(diags...)
+	snapshot, err := r.objects.data.snapshot(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	defer redactDiagnostics(&resp.Diagnostics, set.secrets())
+	held := heldByObject(&state)
+	for i := len(set.objects) - 1; i >= 0; i-- {
+		o := set.objects[i]
+		r.objects.removeFromMembers(ctx, o.in, snapshot, held[o.key.String()], nil, &resp.Diagnostics)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	for i := len(set.objects) - 1; i >= 0; i-- {
+		r.objects.removeFromHost(ctx, set.objects[i].in, &resp.Diagnostics)
+	}
+}
+
+// ValidateConfig checks, with no cluster, the manifests (each object's
+// identity, duplicates, Secrets in clear), the override rules' objects,
+// wait, rollout_strategy and timeouts.
+func (r *federatedApplicationResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m federatedApplicationModel
+	resp.Diagnostics.Append(applicationModels.fromConfig(ctx, req.Config, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateTimeouts(ctx, m.Timeouts, &resp.Diagnostics)
+	strategyValue, _ := objectStrategy(m.RolloutStrategy)
+	validateRollout(ctx, &federatedObjectModel{Wait: m.Wait, RolloutStrategy: strategyValue}, &resp.Diagnostics)
+	warnPlacementBoth(m.Placement, &resp.Diagnostics)
+	if !fullyKnown(m.Manifests) || !fullyKnown(m.SensitiveManifests) {
+		return
+	}
+	manifests, _ := manifestsOf(ctx, &m, &resp.Diagnostics)
+	if m.Manifests.IsNull() && m.SensitiveManifests.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("manifests"), "No objects", "Set manifests or sensitive_manifests: an application holds at least one object.")
+	}
+	if resp.Diagnostics.HasError() || !fullyKnown(m.Overrides) {
+		return
+	}
+	rules, err := setRules(ctx, m.Overrides)
+	if err != nil {
+		addInputError(&resp.Diagnostics, err)
+		return
+	}
+	keys := make([]federation.Key, len(manifests))
+	for i, mf := range manifests {
+		keys[i] = mf.Key
+	}
+	if _, err := federation.SelectObjects(rules, keys); err != nil {
+		for _, e := range splitErrors(err) {
+			addRenderError(&resp.Diagnostics, path.Root("overrides"), e)
+		}
+	}
+}
+
+
