@@ -68,7 +68,7 @@ func TestDispatchSet(t *testing.T) {
 				"ns apply b", "config apply b", "deploy apply b", "deploy wait b",
 				"svc remove a", "svc remove b",
 			},
-			want: [][]string{{"a apply", "b apply"}, {"a apply", "b apply"}, {"a apply", "b apply"}, {"a remove", "b remove"}},
+			want:   [][]string{{"a apply", "b apply"}, {"a apply", "b apply"}, {"a apply", "b apply"}, {"a remove", "b remove"}},
 			halted: -1,
 		},
 		{

@@ -295,5 +295,3 @@ func (r *federatedApplicationResource) ValidateConfig(ctx context.Context, req r
 		}
 	}
 }
-
-

@@ -215,7 +215,7 @@ func TestAccFederatedApplication_stagedStopAndRollback(t *testing.T) {
 				Config:             config("red", "nginx:1.29", stagedStrategy("rollback")+failDeploymentOn("berlin")),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeTestCheckFunc(checkColor("green", all...), checkImage(t, ns, "nginx:1.28", all...)),
+				Check:              resource.ComposeTestCheckFunc(checkColor("green", all...), checkImage(t, ns, "nginx:1.28", all...)),
 			},
 			{
 				Config: config("red", "nginx:1.29", stagedStrategy("rollback")),
