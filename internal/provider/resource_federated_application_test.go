@@ -128,6 +128,14 @@ func TestAccFederatedApplication_landsInOrderAndPrunes(t *testing.T) {
 				},
 			},
 			{
+				// Import by name rebuilds the set from the host's records.
+				ResourceName:            "kubefed_federated_application.web",
+				ImportState:             true,
+				ImportStateId:           prefix,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"manifests", "timeouts", "cluster_health"},
+			},
+			{
 				Config: applicationConfig(t, prefix, appManifests(ns, "blue", "nginx:1.27", false), ""),
 				Check: resource.ComposeTestCheckFunc(
 					checkMemberAbsent(t, "san-francisco", servicesGVR, ns, "web"),
