@@ -432,6 +432,7 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	resp.Diagnostics.Append(clusterModels.toState(ctx, &resp.State, &plan)...)
+	clusterIdentity.set(ctx, resp.Identity, plan.Name, &resp.Diagnostics)
 }
 
 func (r *federationClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -458,6 +459,7 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 		return
 	}
 	resp.Diagnostics.Append(clusterModels.toState(ctx, &resp.State, &plan)...)
+	clusterIdentity.set(ctx, resp.Identity, plan.Name, &resp.Diagnostics)
 	// A join given up, or renamed, leaves the old join's objects: the
 	// registration no longer uses their token.
 	if !state.Join.IsNull() && state.ServiceAccount.ValueString() != plan.ServiceAccount.ValueString() {
@@ -493,6 +495,7 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federationClusterModel
 	resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, &state)...)
+	clusterIdentity.set(ctx, resp.Identity, state.Name, &resp.Diagnostics)
 	reg := r.data.registryFor(ctx, "Cannot read the cluster from the host", &resp.Diagnostics)
 	if reg == nil {
 		return
@@ -671,9 +674,15 @@ func healthNotRecorded(name string, err error) string {
 		"health at its next refresh; a read-only planner may not.", err, name)
 }
 
+// ImportState takes the cluster's name, as the ID or as the identity.
 func (r *federationClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+	name, ok := clusterIdentity.importID(ctx, req, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	clusterIdentity.set(ctx, resp.Identity, types.StringValue(name), &resp.Diagnostics)
 }
 
 // givenToken is the token the configuration gives: token, or token_wo,
