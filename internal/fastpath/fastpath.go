@@ -32,10 +32,10 @@
 // the resource to the framework and logs why. A resource identity is
 // carried as the framework carries it (identity.go). Calls that carry what
 // the package does not (a client that accepts deferred answers) go to the
-// framework too, and so does a call whose answer the
-// framework would word itself (a resource that asks for a private-state key
-// of the framework's, say). The tests serve the same resources both ways
-// and compare every field of the answers.
+// framework too, and so does a call whose answer the framework would word
+// itself (a resource that asks for a private-state key of the framework's,
+// say). The tests serve the same resources both ways and compare every
+// field of the answers.
 package fastpath
 
 import (
