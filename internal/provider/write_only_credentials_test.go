@@ -159,3 +159,36 @@ output "ready" {
 		t.Fatalf("the warning says the join stays on the member, but: %v", err)
 	}
 }
+
+// A CLI without write-only attributes refuses client_key_wo and join's
+// token_wo at validate, naming the attribute and the version it needs.
+func TestAccFederationCluster_writeOnlyCredentialsOlderCLI(t *testing.T) {
+	lab := acctest.Lab(t)
+	cli := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if supportsWriteOnly(t, cli) {
+		t.Skipf("%s supports write-only attributes: the write-only tests cover it", cli)
+	}
+	cert, key, err := lab.ClientCertificate("berlin", "kubefed-wo-old", []string{"system:masters"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf := lab.Cluster("san-francisco")
+	for attribute, config := range map[string]string{
+		"client_key_wo": clientKeyWOConfig(t, "wo-old-key", cert, key, 1),
+		"join.token_wo": acctest.HostProviderConfig(t) + fmt.Sprintf(`
+resource "kubefed_federation_cluster" "sf" {
+  name = "wo-old-join"
+  join = { host = %q, token_wo = %s, cluster_ca_certificate = %s }
+}
+`, sf.URL, acctest.Quote(sf.Token), acctest.Quote(string(sf.CAPEM))),
+	} {
+		t.Run(attribute, func(t *testing.T) {
+			ws := acctest.NewWorkspace(t)
+			ws.Write(config)
+			out := ws.MustRun(1, "validate", "-no-color")
+			if !acctest.ErrorMatching(attribute, "Write-only attributes are only supported in Terraform 1.11 and later").MatchString(out) {
+				t.Fatalf("validate with %s does not say it needs Terraform 1.11:\n%s", attribute, out)
+			}
+		})
+	}
+}
