@@ -19,6 +19,7 @@ import (
 // OpenTofu 1.12.
 func skipWithoutIdentity(t *testing.T) {
 	t.Helper()
+	acctest.Lab(t)
 	cli := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if major, minor := cliVersion(t, cli); major == 1 && minor < 12 {
 		t.Skipf("%s is %d.%d: resource identity needs Terraform or OpenTofu 1.12 or later", cli, major, minor)
