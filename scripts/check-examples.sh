@@ -4,7 +4,8 @@
 #
 # - every example is formatted, and each of examples/provider,
 #   examples/data-sources and examples/resources validates against the
-#   provider's schema (with its import-by-string-id.tf import blocks);
+#   provider's schema (with its import-by-string-id.tf import blocks, and
+#   again with its import-identity.tf ones on a CLI that has identity);
 # - examples/three-regions (with the module it uses) plans against the lab;
 # - every guide in templates/guides is one configuration: its ```terraform
 #   blocks, in the order they appear, concatenated, must be formatted, init,
@@ -43,11 +44,17 @@ example_dirs=(examples/provider examples/data-sources/* examples/resources/*)
 
 [ $# -gt 0 ] || "$tf" fmt -check -diff -recursive examples || { echo "examples are not formatted as \`fmt\` would"; exit 1; }
 
+# Import blocks by identity came with Terraform 1.12 and OpenTofu 1.12.
+version=$("$tf" version -json | sed -n 's/.*"terraform_version": *"\([0-9]*\)\.\([0-9]*\)\..*/\1 \2/p')
+identity_imports=false
+[ "${version% *}" -gt 1 ] || [ "${version#* }" -ge 12 ] && identity_imports=true
+
 # Snippets name no provider source; each is checked beside one that does.
 for dir in "${example_dirs[@]}"; do
   copy=$work/$(echo "$dir" | tr / -)
   mkdir -p "$copy"
   cp "$dir"/*.tf "$copy"/
+  rm -f "$copy/import-identity.tf"
   grep -qs required_providers "$copy"/*.tf || cat >"$copy/versions.tf" <<'TF'
 terraform {
   required_providers {
@@ -58,6 +65,12 @@ TF
   "$tf" -chdir="$copy" init -backend=false -input=false >"$copy/init.log" 2>&1 || { cat "$copy/init.log"; exit 1; }
   "$tf" -chdir="$copy" validate -no-color >/dev/null || { echo "example $dir does not validate"; exit 1; }
   echo "ok   $dir validates"
+  if [ -f "$dir/import-identity.tf" ] && $identity_imports; then
+    rm -f "$copy/import-by-string-id.tf"
+    cp "$dir/import-identity.tf" "$copy"/
+    "$tf" -chdir="$copy" validate -no-color >/dev/null || { echo "example $dir does not validate with its import by identity"; exit 1; }
+    echo "ok   $dir validates with its import by identity"
+  fi
 done
 
 cp -r examples "$work/examples"

@@ -21,8 +21,9 @@ import (
 // what this package does, so that the package may answer them. It looks at
 // what r implements, what its Metadata declares and its schema, and refuses:
 //
-//   - a resource identity, and any resource behaviour declared in Metadata
-//     (deferred planning, a mutable identity): the package carries neither;
+//   - an identity schema with errors;
+//   - any resource behaviour declared in Metadata (deferred planning, a
+//     mutable identity), which the package does not carry;
 //   - a resource without ModifyPlan, whose plan the package would not run;
 //   - blocks, which the framework may turn from empty into null;
 //   - write-only attributes, which the framework nulls in a read's state,
@@ -45,8 +46,12 @@ func Check(ctx context.Context, r resource.Resource) error {
 // checkResource returns r's schema and the values of its attributes with a
 // default, by name, or why Check refuses r.
 func checkResource(ctx context.Context, r resource.Resource) (schema.Schema, map[string]tftypes.Value, error) {
-	if _, ok := r.(resource.ResourceWithIdentity); ok {
-		return schema.Schema{}, nil, errors.New("the resource has an identity")
+	if withIdentity, ok := r.(resource.ResourceWithIdentity); ok {
+		var resp resource.IdentitySchemaResponse
+		withIdentity.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &resp)
+		if resp.Diagnostics.HasError() {
+			return schema.Schema{}, nil, errors.New("the resource's identity schema has errors")
+		}
 	}
 	if _, ok := r.(resource.ResourceWithModifyPlan); !ok {
 		return schema.Schema{}, nil, errors.New("the resource has no ModifyPlan")

@@ -29,12 +29,13 @@
 //
 // Check says which resources this holds for. It refuses anything the
 // package does not answer exactly as the framework would; Wrap then leaves
-// the resource to the framework and logs why. Calls that carry what the
-// package does not (a resource identity, a client that accepts deferred
-// answers) go to the framework too, and so does a call whose answer the
-// framework would word itself (a resource that asks for a private-state key
-// of the framework's, say). The tests serve the same resources both ways
-// and compare every field of the answers.
+// the resource to the framework and logs why. A resource identity is
+// carried as the framework carries it (identity.go). Calls that carry what
+// the package does not (a client that accepts deferred answers) go to the
+// framework too, and so does a call whose answer the framework would word
+// itself (a resource that asks for a private-state key of the framework's,
+// say). The tests serve the same resources both ways and compare every
+// field of the answers.
 package fastpath
 
 import (
@@ -92,6 +93,7 @@ type served struct {
 	// equivalence are the attributes whose types may keep a prior value
 	// after a read, with their types.
 	equivalence map[string]attr.Type
+	identity    identity
 }
 
 type server struct {
@@ -115,8 +117,12 @@ func Wrap(ctx context.Context, next tfprotov6.ProviderServer, resources ...Resou
 	if err == nil && hasError(schemas.Diagnostics) {
 		err = fmt.Errorf("%s: %s", schemas.Diagnostics[0].Summary, schemas.Diagnostics[0].Detail)
 	}
+	identities, identitiesErr := identitySchemas(ctx, next)
 	for _, r := range resources {
 		t, refusal := serve(ctx, r, schemas, err)
+		if refusal == nil {
+			t.identity, refusal = identityOf(ctx, r.Resource, r.TypeName, identities, identitiesErr)
+		}
 		if refusal != nil {
 			s.refused = append(s.refused, fmt.Errorf("%s is left to the framework: %w", r.TypeName, refusal))
 			continue
@@ -176,15 +182,15 @@ func (s *server) ConfigureProvider(ctx context.Context, req *tfprotov6.Configure
 
 // answering returns the served resource of typeName, or nil when the call
 // goes to the framework.
-func (s *server) answering(typeName string, deferralAllowed bool, identity *tfprotov6.ResourceIdentityData) *served {
-	if deferralAllowed || identity != nil || s.mayDefer.Load() {
+func (s *server) answering(typeName string, deferralAllowed bool) *served {
+	if deferralAllowed || s.mayDefer.Load() {
 		return nil
 	}
 	return s.types[typeName]
 }
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	t := s.answering(req.TypeName, req.ClientCapabilities != nil && req.ClientCapabilities.DeferralAllowed, req.PriorIdentity)
+	t := s.answering(req.TypeName, req.ClientCapabilities != nil && req.ClientCapabilities.DeferralAllowed)
 	if t == nil {
 		return s.ProviderServer.PlanResourceChange(ctx, req)
 	}
@@ -204,6 +210,8 @@ type planCall struct {
 	config  tftypes.Value
 	prior   tftypes.Value
 	private *privateState
+	// identity is the prior identity, nil for a resource without one.
+	identity *tfsdk.ResourceIdentity
 }
 
 // noChangePlan decodes req if it is a plan whose proposed state is its
@@ -233,6 +241,9 @@ func (t *served) noChangePlan(req *tfprotov6.PlanResourceChangeRequest) (planCal
 	if !ok {
 		return call, false
 	}
+	if call.identity, ok = t.identity.decode(req.PriorIdentity); !ok {
+		return call, false
+	}
 	call.config, call.prior, call.private = config, prior, private
 	return call, true
 }
@@ -260,11 +271,12 @@ func (t *served) defaultsHeld(config, state tftypes.Value) bool {
 // framework would answer otherwise.
 func (t *served) plan(ctx context.Context, call planCall) (*tfprotov6.PlanResourceChangeResponse, error) {
 	req := resource.ModifyPlanRequest{
-		Config: tfsdk.Config{Schema: t.schema, Raw: call.config},
-		Plan:   tfsdk.Plan{Schema: t.schema, Raw: call.prior},
-		State:  tfsdk.State{Schema: t.schema, Raw: call.prior},
+		Config:   tfsdk.Config{Schema: t.schema, Raw: call.config},
+		Plan:     tfsdk.Plan{Schema: t.schema, Raw: call.prior},
+		State:    tfsdk.State{Schema: t.schema, Raw: call.prior},
+		Identity: copied(call.identity),
 	}
-	resp := resource.ModifyPlanResponse{Plan: req.Plan, RequiresReplace: path.Paths{}}
+	resp := resource.ModifyPlanResponse{Plan: req.Plan, RequiresReplace: path.Paths{}, Identity: copied(call.identity)}
 	call.plan(ctx, req, &resp, call.private)
 
 	out := &tfprotov6.PlanResourceChangeResponse{Deferred: deferred(resp.Deferred)}
@@ -281,11 +293,14 @@ func (t *served) plan(ctx context.Context, call planCall) (*tfprotov6.PlanResour
 	if out.PlannedState, err = t.encode(resp.Plan.Raw); err != nil {
 		return nil, err
 	}
+	if out.PlannedIdentity, err = t.identity.plannedIdentity(call.identity, resp.Identity); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	t := s.answering(req.TypeName, req.ClientCapabilities != nil && req.ClientCapabilities.DeferralAllowed, req.CurrentIdentity)
+	t := s.answering(req.TypeName, req.ClientCapabilities != nil && req.ClientCapabilities.DeferralAllowed)
 	if t == nil || t.Read == nil || req.CurrentState == nil {
 		return s.ProviderServer.ReadResource(ctx, req)
 	}
@@ -301,23 +316,35 @@ func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 	if !ok {
 		return s.ProviderServer.ReadResource(ctx, req)
 	}
-	if resp, err := t.read(ctx, read, state, private); err == nil {
+	current, ok := t.identity.decode(req.CurrentIdentity)
+	if !ok {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	if resp, err := t.read(ctx, read, readCall{state: state, private: private, identity: current}); err == nil {
 		return resp, nil
 	}
 	return s.ProviderServer.ReadResource(ctx, req)
 }
 
+// readCall is a refresh, decoded.
+type readCall struct {
+	state   tftypes.Value
+	private *privateState
+	// identity is the current identity, nil for a resource without one.
+	identity *tfsdk.ResourceIdentity
+}
+
 // read runs the resource's Read and encodes its answer as the framework
 // does, or returns errNotAnswered when the framework would answer
 // otherwise.
-func (t *served) read(ctx context.Context, read ReadFunc, state tftypes.Value, private *privateState) (*tfprotov6.ReadResourceResponse, error) {
-	fwReq := resource.ReadRequest{State: tfsdk.State{Schema: t.schema, Raw: state}}
-	fwResp := resource.ReadResponse{State: tfsdk.State{Schema: t.schema, Raw: state}}
-	read(ctx, fwReq, &fwResp, private)
+func (t *served) read(ctx context.Context, read ReadFunc, call readCall) (*tfprotov6.ReadResourceResponse, error) {
+	fwReq := resource.ReadRequest{State: tfsdk.State{Schema: t.schema, Raw: call.state}, Identity: copied(call.identity)}
+	fwResp := resource.ReadResponse{State: tfsdk.State{Schema: t.schema, Raw: call.state}, Identity: copied(call.identity)}
+	read(ctx, fwReq, &fwResp, call.private)
 	diags := fwResp.Diagnostics
 	newState := fwResp.State.Raw
 	if !diags.HasError() {
-		kept, more, err := t.keepEquivalent(ctx, state, newState)
+		kept, more, err := t.keepEquivalent(ctx, call.state, newState)
 		if err != nil {
 			return nil, err
 		}
@@ -328,7 +355,10 @@ func (t *served) read(ctx context.Context, read ReadFunc, state tftypes.Value, p
 
 	out := &tfprotov6.ReadResourceResponse{Deferred: deferred(fwResp.Deferred)}
 	var err error
-	if out.Private, err = private.bytes(); err != nil {
+	if out.NewIdentity, err = t.identity.readIdentity(call.identity, fwResp.Identity, fwResp.Diagnostics); err != nil {
+		return nil, err
+	}
+	if out.Private, err = call.private.bytes(); err != nil {
 		return nil, err
 	}
 	if out.Diagnostics, err = diagnostics(ctx, diags); err != nil {

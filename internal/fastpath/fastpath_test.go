@@ -11,11 +11,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/metaschema"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
@@ -23,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -411,10 +414,65 @@ func (r shaped) Schema(_ context.Context, _ resource.SchemaRequest, resp *resour
 	resp.Schema = r.schema
 }
 
-// identified is thing with a resource identity.
+// identified is thing with a resource identity, its id.
 type identified struct{ thing }
 
-func (identified) IdentitySchema(context.Context, resource.IdentitySchemaRequest, *resource.IdentitySchemaResponse) {
+func (identified) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{Attributes: map[string]identityschema.Attribute{
+		"id": identityschema.StringAttribute{RequiredForImport: true},
+	}}
+}
+
+func (identified) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	modifyPlanWithIdentity(ctx, req, resp, resp.Private)
+}
+
+func (identified) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	readWithIdentity(ctx, req, resp, resp.Private)
+}
+
+// identityAfter is what the identified thing of kind answers with as its
+// identity: its id; another one ("rename"); none ("anonymous"); or, in a
+// plan, what it was given.
+func identityAfter(ctx context.Context, kind string, state tfsdk.State, identity *tfsdk.ResourceIdentity) diag.Diagnostics {
+	var id types.String
+	diags := state.GetAttribute(ctx, path.Root("id"), &id)
+	switch kind {
+	case "rename":
+		diags.Append(identity.SetAttribute(ctx, path.Root("id"), "t-2")...)
+	case "anonymous":
+		identity.Raw = tftypes.NewValue(identity.Raw.Type(), nil)
+	default:
+		diags.Append(identity.SetAttribute(ctx, path.Root("id"), id)...)
+	}
+	return diags
+}
+
+// modifyPlanWithIdentity is modifyPlan; a thing of kind "rename" or
+// "anonymous" changes its identity, any other keeps it.
+func modifyPlanWithIdentity(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, private fastpath.Private) {
+	modifyPlan(ctx, req, resp, private)
+	var kind types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kind"), &kind)...)
+	if k := kind.ValueString(); k == "rename" || k == "anonymous" {
+		resp.Diagnostics.Append(identityAfter(ctx, k, req.State, resp.Identity)...)
+	}
+}
+
+// readWithIdentity is read, which then sets the identity identityAfter
+// says.
+func readWithIdentity(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, private fastpath.Private) {
+	read(ctx, req, resp, private)
+	var kind types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("kind"), &kind)...)
+	resp.Diagnostics.Append(identityAfter(ctx, kind.ValueString(), req.State, resp.Identity)...)
+}
+
+// badIdentity is thing with an identity schema that fails.
+type badIdentity struct{ thing }
+
+func (badIdentity) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.Diagnostics.AddError("No identity", "the identity schema failed")
 }
 
 // deferring is thing planned by the framework even when the provider
@@ -453,7 +511,8 @@ func TestCheck(t *testing.T) {
 		refused  string
 	}{
 		{name: "defaults and the modifiers that act on a change", resource: thing{}},
-		{name: "a resource identity", resource: identified{}, refused: "has an identity"},
+		{name: "a resource identity", resource: identified{}},
+		{name: "an identity schema with errors", resource: badIdentity{}, refused: "identity schema has errors"},
 		{name: "planning while the provider defers", resource: deferring{}, refused: "declares a behaviour"},
 		{name: "no ModifyPlan", resource: unplanned{}, refused: "has no ModifyPlan"},
 		{name: "a block", resource: shaped{schema: schema.Schema{Blocks: map[string]schema.Block{"b": schema.SingleNestedBlock{}}}}, refused: "blocks"},
@@ -577,7 +636,7 @@ func TestWrap_leavesToTheFramework(t *testing.T) {
 			ModifyPlan: func() fastpath.PlanFunc { return modifyPlan }}, logged: "test_other is left to the framework"},
 		{name: "a provider configured with deferred answers allowed", resource: thingFastPath(thing{}), configureDeferral: true},
 		{name: "a call with deferred answers allowed", resource: thingFastPath(thing{}), planDeferral: true},
-		{name: "a call with a resource identity", resource: thingFastPath(thing{}), identity: true},
+		{name: "a call with an identity for a resource without one", resource: thingFastPath(thing{}), identity: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -620,6 +679,162 @@ func TestWrap_leavesToTheFramework(t *testing.T) {
 			}
 			if behind.plans != 1 || behind.reads != 1 {
 				t.Errorf("the framework answered %d plans and %d reads, want 1 and 1", behind.plans, behind.reads)
+			}
+		})
+	}
+}
+
+// identifiedProvider serves the identified thing.
+type identifiedProvider struct{ testProvider }
+
+func (identifiedProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{func() resource.Resource { return identified{} }}
+}
+
+var identityType = tftypes.Object{AttributeTypes: map[string]tftypes.Type{"id": tftypes.String}}
+
+// identityData is an identity of the identified thing on the protocol, or
+// none for "".
+func identityData(t *testing.T, id string) *tfprotov6.ResourceIdentityData {
+	t.Helper()
+	if id == "" {
+		return nil
+	}
+	return &tfprotov6.ResourceIdentityData{IdentityData: dynamic(t, identityType, map[string]tftypes.Value{"id": str(id)})}
+}
+
+// identityIn is the id an answer's identity holds: "<none>" without one,
+// "<null>" for a null one.
+func identityIn(t *testing.T, data *tfprotov6.ResourceIdentityData) string {
+	t.Helper()
+	if data == nil || data.IdentityData == nil {
+		return "<none>"
+	}
+	v, err := data.IdentityData.Unmarshal(identityType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.IsNull() {
+		return "<null>"
+	}
+	var attrs map[string]tftypes.Value
+	var id string
+	if err := v.As(&attrs); err != nil || attrs["id"].As(&id) != nil {
+		t.Fatalf("identity %v", v)
+	}
+	return id
+}
+
+// identifiedServers is servers with the identified thing.
+func identifiedServers(t *testing.T) (framework tfprotov6.ProviderServer, fast tfprotov6.ProviderServer, behind *counting) {
+	t.Helper()
+	ctx := context.Background()
+	framework = providerserver.NewProtocol6(identifiedProvider{})()
+	behind = &counting{ProviderServer: providerserver.NewProtocol6(identifiedProvider{})()}
+	fast = fastpath.Wrap(ctx, behind, fastpath.Resource{TypeName: "test_thing", Resource: identified{},
+		ModifyPlan: func() fastpath.PlanFunc { return modifyPlanWithIdentity },
+		Read:       func() fastpath.ReadFunc { return readWithIdentity }})
+	for _, s := range []tfprotov6.ProviderServer{framework, fast} {
+		resp, err := s.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: dynamic(t, tftypes.Object{}, map[string]tftypes.Value{})})
+		if err != nil || len(resp.Diagnostics) > 0 {
+			t.Fatal(err, resp.Diagnostics)
+		}
+	}
+	return framework, fast, behind
+}
+
+// A no-change plan of a resource with an identity plans the prior
+// identity, or a null one when Terraform sent none, whoever answers; one
+// whose ModifyPlan changes a prior identity is the framework's to refuse.
+func TestPlanResourceChange_carriesTheIdentityAsTheFrameworkDoes(t *testing.T) {
+	cases := []struct {
+		name, kind, prior, planned string
+		viaFramework               bool
+	}{
+		{name: "the prior identity kept", kind: "plain", prior: "t-1", planned: "t-1"},
+		{name: "no identity sent, as from a state written before the resource had one", kind: "plain", planned: "<null>"},
+		{name: "an identity set where there was none", kind: "rename", planned: "t-2"},
+		{name: "an identity the plan changes", kind: "rename", prior: "t-1", planned: "t-2", viaFramework: true},
+		{name: "an identity the plan drops", kind: "anonymous", prior: "t-1", planned: "<null>", viaFramework: true},
+		{name: "a plan that fails keeps the identity", kind: "fail", prior: "t-1", planned: "t-1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			state, config := applied(tc.kind)
+			req := func() *tfprotov6.PlanResourceChangeRequest {
+				return &tfprotov6.PlanResourceChangeRequest{TypeName: "test_thing", PriorState: dynamic(t, thingType, state),
+					ProposedNewState: dynamic(t, thingType, state), Config: dynamic(t, thingType, config),
+					PriorIdentity: identityData(t, tc.prior)}
+			}
+			framework, fast, behind := identifiedServers(t)
+			want, err := framework.PlanResourceChange(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fast.PlanResourceChange(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if viaFramework := behind.plans == 1; viaFramework != tc.viaFramework {
+				t.Errorf("answered by the framework: %v, want %v", viaFramework, tc.viaFramework)
+			}
+			if planned := identityIn(t, want.PlannedIdentity); planned != tc.planned {
+				t.Errorf("the framework planned identity %s, the case expects %s", planned, tc.planned)
+			}
+			compare(t, got, want)
+		})
+	}
+}
+
+// A refresh of a resource with an identity answers with the identity the
+// read sets, whoever answers; the framework refuses a read that changes
+// the identity or leaves none, in its own words.
+func TestReadResource_carriesTheIdentityAsTheFrameworkDoes(t *testing.T) {
+	cases := []struct {
+		name, kind, current, read string
+		viaFramework              bool
+	}{
+		{name: "the identity read again", kind: "plain", current: "t-1", read: "t-1"},
+		{name: "no identity sent, as from a state written before the resource had one", kind: "plain", read: "t-1"},
+		{name: "values that mean the same, and the identity", kind: "equivalent", current: "t-1", read: "t-1"},
+		{name: "a read that fails keeps what it set", kind: "fail", current: "t-1", read: "t-1"},
+		{name: "a resource that is gone", kind: "gone", current: "t-1", read: "t-1"},
+		{name: "an identity set where there was none", kind: "rename", read: "t-2"},
+		{name: "an identity the read changes", kind: "rename", current: "t-1", read: "t-2", viaFramework: true},
+		{name: "a read that leaves no identity", kind: "anonymous", read: "<null>", viaFramework: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			state, _ := applied(tc.kind)
+			req := func() *tfprotov6.ReadResourceRequest {
+				return &tfprotov6.ReadResourceRequest{TypeName: "test_thing", CurrentState: dynamic(t, thingType, state),
+					CurrentIdentity: identityData(t, tc.current)}
+			}
+			framework, fast, behind := identifiedServers(t)
+			want, err := framework.ReadResource(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fast.ReadResource(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if viaFramework := behind.reads == 1; viaFramework != tc.viaFramework {
+				t.Errorf("answered by the framework: %v, want %v", viaFramework, tc.viaFramework)
+			}
+			if read := identityIn(t, want.NewIdentity); read != tc.read {
+				t.Errorf("the framework read identity %s, the case expects %s", read, tc.read)
+			}
+			if !sameValue(t, got.NewState, want.NewState) {
+				t.Errorf("new state differs:\n got %s\nwant %s", decoded(t, got.NewState), decoded(t, want.NewState))
+			}
+			gotRest, wantRest := *got, *want
+			gotRest.NewState, wantRest.NewState = nil, nil
+			if !reflect.DeepEqual(gotRest, wantRest) {
+				t.Errorf("the answers differ besides the new state:\n got %+v %s\nwant %+v %s",
+					gotRest, describe(gotRest.Diagnostics), wantRest, describe(wantRest.Diagnostics))
 			}
 		})
 	}

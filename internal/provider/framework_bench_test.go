@@ -78,6 +78,32 @@ func benchObjectValues(ctx context.Context, tb testing.TB, server tfprotov6.Prov
 	return upgradedObject(ctx, tb, server, []byte(benchObjectState)), upgradedObject(ctx, tb, server, rawConfig)
 }
 
+// benchObjectIdentity is benchObjectState's identity, as Terraform sends it
+// with each call once the state holds it.
+func benchObjectIdentity(ctx context.Context, tb testing.TB) *tfprotov6.ResourceIdentityData {
+	tb.Helper()
+	return objectIdentityData(ctx, tb, map[string]string{"type": "configmaps", "namespace": "default", "name": "bench-0"})
+}
+
+// objectIdentityData is a federated object's identity on the protocol:
+// values by attribute, null where absent.
+func objectIdentityData(ctx context.Context, tb testing.TB, values map[string]string) *tfprotov6.ResourceIdentityData {
+	tb.Helper()
+	typ := objectIdentity.schema().Type().TerraformType(ctx)
+	attrs := map[string]tftypes.Value{}
+	for _, name := range objectIdentity.attributes {
+		attrs[name] = tftypes.NewValue(tftypes.String, nil)
+		if v, ok := values[name]; ok {
+			attrs[name] = tftypes.NewValue(tftypes.String, v)
+		}
+	}
+	data, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &tfprotov6.ResourceIdentityData{IdentityData: &data}
+}
+
 // BenchmarkFrameworkPerObject measures what terraform-plugin-framework
 // costs one kubefed_federated_object in the calls a no-change plan makes
 // for it, before any of the provider's own work: the provider is not
@@ -125,10 +151,12 @@ func BenchmarkFrameworkPerObject(b *testing.B) {
 			}
 		}
 	})
+	identity := benchObjectIdentity(ctx, b)
 	b.Run("PlanResourceChange", func(b *testing.B) {
 		for b.Loop() {
 			resp, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-				TypeName: "kubefed_federated_object", PriorState: state, ProposedNewState: state, Config: configValue})
+				TypeName: "kubefed_federated_object", PriorState: state, ProposedNewState: state, Config: configValue,
+				PriorIdentity: identity})
 			if err != nil || len(resp.Diagnostics) > 0 {
 				b.Fatalf("plan: %v %+v", err, resp.Diagnostics)
 			}
@@ -144,8 +172,9 @@ func BenchmarkFrameworkPerObject(b *testing.B) {
 	b.Run("PlanResourceChangeFastPath", func(b *testing.B) {
 		for b.Loop() {
 			resp, err := wrapped.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-				TypeName: "kubefed_federated_object", PriorState: state, ProposedNewState: state, Config: configValue})
-			if err != nil || len(resp.Diagnostics) > 0 || resp.PlannedState == nil {
+				TypeName: "kubefed_federated_object", PriorState: state, ProposedNewState: state, Config: configValue,
+				PriorIdentity: identity})
+			if err != nil || len(resp.Diagnostics) > 0 || resp.PlannedState == nil || resp.PlannedIdentity == nil {
 				b.Fatalf("plan: %v %+v", err, resp.Diagnostics)
 			}
 		}
@@ -153,11 +182,13 @@ func BenchmarkFrameworkPerObject(b *testing.B) {
 }
 
 // readThroughModel is what kubefed_federated_object's read does besides
-// reaching the clusters: the state decoded into the model, the registered
-// clusters noted in private state, the model encoded as the new state.
+// reaching the clusters: the state decoded into the model, the identity
+// set, the registered clusters noted in private state, the model encoded as
+// the new state.
 func readThroughModel(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, private fastpath.Private) {
 	var state federatedObjectModel
 	resp.Diagnostics.Append(objectModels.fromState(ctx, req.State, &state)...)
+	objectIdentity.set(ctx, resp.Identity, state.ID, &resp.Diagnostics)
 	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, private, []string{"a", "b", "c"})...)
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &state)...)
 }
@@ -187,10 +218,12 @@ func BenchmarkReadPerObject(b *testing.B) {
 	ctx := context.Background()
 	server := providerserver.NewProtocol6(modelReadProvider{&kubefedProvider{version: "bench"}})()
 	state, _ := benchObjectValues(ctx, b, server)
+	identity := benchObjectIdentity(ctx, b)
 	read := func(b *testing.B, s tfprotov6.ProviderServer) {
 		for b.Loop() {
-			resp, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: "kubefed_federated_object", CurrentState: state})
-			if err != nil || len(resp.Diagnostics) > 0 || resp.NewState == nil {
+			resp, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: "kubefed_federated_object", CurrentState: state,
+				CurrentIdentity: identity})
+			if err != nil || len(resp.Diagnostics) > 0 || resp.NewState == nil || resp.NewIdentity == nil {
 				b.Fatalf("read: %v %+v", err, resp.Diagnostics)
 			}
 		}

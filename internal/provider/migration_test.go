@@ -244,6 +244,11 @@ func (k kubeFedInstallation) writeCluster(t *testing.T, host hostClients, name, 
 // configuration is what a user writes for the installation, with the
 // import blocks that take it over.
 func (k kubeFedInstallation) configuration(t *testing.T) string {
+	return k.resources(t) + k.importBlocks()
+}
+
+// resources are the resource blocks of the installation.
+func (k kubeFedInstallation) resources(t *testing.T) string {
 	return acctest.HostProviderConfig(t) +
 		memberBlock("sf", k.prefix+"-sf", "san-francisco", "")(t) +
 		memberBlock("berlin", k.prefix+"-berlin", "berlin", "")(t) + fmt.Sprintf(`
@@ -277,7 +282,7 @@ resource "kubefed_federated_object" "web" {
     ]
   }]
 }
-`, k.namespace) + k.importBlocks()
+`, k.namespace)
 }
 
 // Taking over what KubeFed ran changes nothing on the members but the

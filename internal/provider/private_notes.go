@@ -21,11 +21,13 @@ import (
 // | planned_from_state | string: the resource's run key   | ModifyPlan from a prior state | ModifyPlan of a create | Create, Update               | plan→plan  |
 // | replacement        | replacement                      | ModifyPlan of a create        | Delete                 | Create, Update               | plan→apply |
 // | token_wo           | boolean                          | Create without join, Update   | Read                   | none: each apply rewrites it | apply→read |
+// | client_key_wo      | boolean                          | Create without join, Update   | Read                   | none: each apply rewrites it | apply→read |
+// | join_wo            | boolean                          | Create with join, Update      | Delete                 | none: each apply rewrites it | apply→read |
 //
 // The resources: object is kubefed_federated_object, preference
 // kubefed_replica_scheduling_preference; planned_from_state is noted by those
-// two, kubefed_federated_type and kubefed_federation_cluster; token_wo by
-// kubefed_federation_cluster alone. Each reads and forgets its own notes.
+// two, kubefed_federated_type and kubefed_federation_cluster; token_wo,
+// client_key_wo and join_wo by kubefed_federation_cluster alone. Each reads and forgets its own notes.
 // capacity_at_read is recorded by a Read with capacity = "auto" that can
 // estimate; any other Read of the preference forgets it.
 //
@@ -59,6 +61,10 @@ var (
 		holds: "what a replacement creates", writtenBy: "plan of a create"}
 	tokenWriteOnlyNote = privateNote[bool]{key: "token_wo",
 		holds: "whether the token is given as token_wo", writtenBy: "apply"}
+	clientKeyWriteOnlyNote = privateNote[bool]{key: "client_key_wo",
+		holds: "whether the client key is given as client_key_wo", writtenBy: "apply"}
+	joinWriteOnlyNote = privateNote[bool]{key: "join_wo",
+		holds: "whether the join's credentials are given write-only", writtenBy: "apply"}
 )
 
 // privateNote is one note of the table above, its value a T encoded as

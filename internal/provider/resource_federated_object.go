@@ -233,6 +233,7 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 	}
 	if r.write(ctx, &plan, nil, plan.Timeouts.Create, &resp.Diagnostics) {
 		resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
+		objectIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
@@ -248,6 +249,7 @@ func (r *federatedObjectResource) Update(ctx context.Context, req resource.Updat
 		plan = prior
 	}
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
+	objectIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
 
@@ -343,16 +345,22 @@ func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *object
 	}
 }
 
-// ImportState takes `<type>/<namespace>/<name>` or `<type>/<name>`; Read
-// then fills the rest from the host's Federated<Kind>.
+// ImportState takes `<type>/<namespace>/<name>` or `<type>/<name>`, as the
+// ID or as the identity; Read then fills the rest from the host's
+// Federated<Kind>.
 func (r *federatedObjectResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts := strings.Split(req.ID, "/")
-	if len(parts) < 2 || len(parts) > 3 || slices.Contains(parts, "") {
-		resp.Diagnostics.AddError("Invalid import ID",
-			fmt.Sprintf("%q: write <type>/<namespace>/<name>, e.g. deployments.apps/web/web, or <type>/<name> for a cluster-scoped type.", req.ID))
+	id, ok := objectIdentity.importID(ctx, req, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	parts := strings.Split(id, "/")
+	if len(parts) < 2 || len(parts) > 3 || slices.Contains(parts, "") {
+		resp.Diagnostics.AddError("Invalid import ID",
+			fmt.Sprintf("%q: write <type>/<namespace>/<name>, e.g. deployments.apps/web/web, or <type>/<name> for a cluster-scoped type.", id))
+		return
+	}
+	objectIdentity.set(ctx, resp.Identity, types.StringValue(id), &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("type"), parts[0])...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("deletion_policy"), deletionDelete)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_conflicts"), false)...)

@@ -40,6 +40,7 @@ func (r *federatedObjectResource) read(ctx context.Context, req resource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	objectIdentity.set(ctx, resp.Identity, state.ID, &resp.Diagnostics)
 	importing := state.Template.IsNull() && state.SensitiveTemplate.IsNull()
 	if importing {
 		// An imported object's configuration, and so what its members are

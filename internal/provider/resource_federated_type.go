@@ -185,6 +185,7 @@ func (r *federatedTypeResource) Create(ctx context.Context, req resource.CreateR
 	}
 	if r.write(ctx, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		typeIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 }
@@ -194,6 +195,7 @@ func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateR
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if r.write(ctx, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		typeIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 }
@@ -201,6 +203,7 @@ func (r *federatedTypeResource) Update(ctx context.Context, req resource.UpdateR
 func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federatedTypeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	typeIdentity.set(ctx, resp.Identity, state.ID, &resp.Diagnostics)
 	reg := r.data.registryFor(ctx, "Cannot read the federated type from the host", &resp.Diagnostics)
 	if reg == nil {
 		return
@@ -237,8 +240,15 @@ func (r *federatedTypeResource) Delete(ctx context.Context, req resource.DeleteR
 	}
 }
 
+// ImportState takes the FederatedTypeConfig's name, as the ID or as the
+// identity.
 func (r *federatedTypeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	name, ok := typeIdentity.importID(ctx, req, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	typeIdentity.set(ctx, resp.Identity, types.StringValue(name), &resp.Diagnostics)
 }
 
 func (r *federatedTypeResource) resolve(ctx context.Context, apiVersion, kind, plural string, namespaced *bool) (registry.APIResource, error) {

@@ -54,6 +54,8 @@ type federationClusterModel struct {
 	TokenWOVersion         types.Int64  `tfsdk:"token_wo_version"`
 	ClientCertificate      types.String `tfsdk:"client_certificate"`
 	ClientKey              types.String `tfsdk:"client_key"`
+	ClientKeyWO            types.String `tfsdk:"client_key_wo"`
+	ClientKeyWOVersion     types.Int64  `tfsdk:"client_key_wo_version"`
 	Labels                 types.Map    `tfsdk:"labels"`
 	DisabledTLSValidations types.List   `tfsdk:"disabled_tls_validations"`
 	ProxyURL               types.String `tfsdk:"proxy_url"`
@@ -149,6 +151,22 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Sensitive:   true,
 				Description: "PEM private key of `client_certificate`, stored under `tls.key` of the credential Secret.",
 				Validators:  []validator.String{nonEmptyCredential},
+			},
+			"client_key_wo": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				WriteOnly: true,
+				Description: "The same private key as `client_key`, write-only: it goes to the credential Secret in the host and " +
+					"never into the plan or the state. Terraform 1.11 or OpenTofu 1.11, or later, only; older CLIs refuse it, and " +
+					"take `client_key`. The provider cannot tell when it changes: change `client_key_wo_version` with it to write " +
+					"the new key.",
+				Validators: []validator.String{nonEmptyCredential, stringvalidator.ConflictsWith(path.MatchRoot("client_key"))},
+			},
+			"client_key_wo_version": schema.Int64Attribute{
+				Optional: true,
+				Description: "Any number, kept in the state: changing it makes the apply write `client_key_wo` to the credential " +
+					"Secret again, e.g. after the key is rotated.",
+				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("client_key_wo"))},
 			},
 			"labels": schema.MapAttribute{
 				Optional:    true,
@@ -303,19 +321,19 @@ func (r *federationClusterResource) probeAtPlan(ctx context.Context, config tfsd
 	if !plan.Join.IsNull() || !plan.RequireReady.ValueBool() || plan.Name.IsUnknown() || !connectionKnown(plan) {
 		return
 	}
-	token, writeOnly := givenToken(ctx, plan, config, diags)
-	if diags.HasError() || (writeOnly && token == "") {
+	creds := givenCredentials(ctx, plan, config, diags)
+	if diags.HasError() || creds.unknown() {
 		return
 	}
 	if prior != nil && !connectionChanged(plan, prior) {
 		return
 	}
 	name := plan.Name.ValueString()
-	probe := r.data.members.SharedProbe(ctx, name, connectionOf(ctx, plan, token, diags))
+	probe := r.data.members.SharedProbe(ctx, name, connectionOf(ctx, plan, creds, diags))
 	if probe.Ready {
 		return
 	}
-	at := probeFailureAttribute(probe.Reason, plan, writeOnly)
+	at := probeFailureAttribute(probe.Reason, plan, creds.tokenWriteOnly)
 	diags.AddAttributeError(at, fmt.Sprintf("Cluster %q is not ready", name),
 		fmt.Sprintf("The plan probed the cluster with the planned endpoint, CA and credentials: %s (%s).\n\nFix %s, or set "+
 			"require_ready = false to register the cluster anyway.", probe.Message, probe.Reason, at))
@@ -325,7 +343,7 @@ func (r *federationClusterResource) probeAtPlan(ctx context.Context, config tfsd
 // known at plan.
 func connectionKnown(m *federationClusterModel) bool {
 	for _, v := range []attr.Value{m.APIEndpoint, m.CABundle, m.Token, m.TokenWO, m.ClientCertificate, m.ClientKey,
-		m.DisabledTLSValidations, m.ProxyURL} {
+		m.ClientKeyWO, m.DisabledTLSValidations, m.ProxyURL} {
 		if v.IsUnknown() {
 			return false
 		}
@@ -334,12 +352,14 @@ func connectionKnown(m *federationClusterModel) bool {
 }
 
 // connectionChanged reports whether an update reaches the member otherwise
-// than the registration did; a new token_wo comes with a new version.
+// than the registration did; a new token_wo or client_key_wo comes with a
+// new version.
 func connectionChanged(plan, prior *federationClusterModel) bool {
 	for _, pair := range [][2]attr.Value{
 		{plan.APIEndpoint, prior.APIEndpoint}, {plan.CABundle, prior.CABundle}, {plan.Token, prior.Token},
 		{plan.TokenWOVersion, prior.TokenWOVersion}, {plan.ClientCertificate, prior.ClientCertificate},
-		{plan.ClientKey, prior.ClientKey}, {plan.DisabledTLSValidations, prior.DisabledTLSValidations},
+		{plan.ClientKey, prior.ClientKey}, {plan.ClientKeyWOVersion, prior.ClientKeyWOVersion},
+		{plan.DisabledTLSValidations, prior.DisabledTLSValidations},
 		{plan.ProxyURL, prior.ProxyURL}, {plan.RequireReady, prior.RequireReady},
 	} {
 		if !pair[0].Equal(pair[1]) {
@@ -417,21 +437,24 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	if plan.Join.IsNull() {
-		token, writeOnly := givenToken(ctx, &plan, req.Config, &resp.Diagnostics)
+		creds := givenCredentials(ctx, &plan, req.Config, &resp.Diagnostics)
 		// The host is asked whether the cluster is registered while the
 		// member is probed: neither waits for the other.
 		name := plan.Name.ValueString()
 		refuse := func(ctx context.Context, diags *diag.Diagnostics) { r.refuseExisting(ctx, name, diags) }
-		r.write(ctx, &plan, registration{creating: true, token: token, check: refuse}, &resp.Diagnostics)
-		resp.Diagnostics.Append(tokenWriteOnlyNote.Save(ctx, resp.Private, writeOnly)...)
+		r.write(ctx, &plan, registration{creating: true, creds: creds, check: refuse}, &resp.Diagnostics)
+		resp.Diagnostics.Append(creds.saveNotes(ctx, resp.Private)...)
 	} else if r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics); !resp.Diagnostics.HasError() {
-		r.createJoined(ctx, &plan, &resp.Diagnostics)
+		wo := joinWriteOnlyOf(ctx, req.Config, &resp.Diagnostics)
+		r.createJoined(ctx, &plan, wo, &resp.Diagnostics)
+		resp.Diagnostics.Append(joinWriteOnlyNote.Save(ctx, resp.Private, wo.given())...)
 	}
 	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(clusterModels.toState(ctx, &resp.State, &plan)...)
+	clusterIdentity.set(ctx, resp.Identity, plan.Name, &resp.Diagnostics)
 }
 
 func (r *federationClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -443,25 +466,28 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	}
 	// The Secret keeps its name, so an imported cluster keeps KubeFed's.
 	plan.SecretName = state.SecretName
-	token, writeOnly := givenToken(ctx, &plan, req.Config, &resp.Diagnostics)
+	creds := givenCredentials(ctx, &plan, req.Config, &resp.Diagnostics)
+	wo := joinWriteOnlyOf(ctx, req.Config, &resp.Diagnostics)
 	joined := !plan.Join.IsNull()
 	if joined {
 		var ok bool
-		if token, ok = r.joinMember(ctx, &plan, &resp.Diagnostics); !ok {
+		if creds.token, ok = r.joinMember(ctx, &plan, wo, &resp.Diagnostics); !ok {
 			return
 		}
 	}
-	r.write(ctx, &plan, registration{token: token, joined: joined}, &resp.Diagnostics)
+	r.write(ctx, &plan, registration{creds: creds, joined: joined}, &resp.Diagnostics)
 	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
-	resp.Diagnostics.Append(tokenWriteOnlyNote.Save(ctx, resp.Private, writeOnly)...)
+	resp.Diagnostics.Append(creds.saveNotes(ctx, resp.Private)...)
+	resp.Diagnostics.Append(joinWriteOnlyNote.Save(ctx, resp.Private, wo.given())...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(clusterModels.toState(ctx, &resp.State, &plan)...)
+	clusterIdentity.set(ctx, resp.Identity, plan.Name, &resp.Diagnostics)
 	// A join given up, or renamed, leaves the old join's objects: the
 	// registration no longer uses their token.
 	if !state.Join.IsNull() && state.ServiceAccount.ValueString() != plan.ServiceAccount.ValueString() {
-		if err := r.unjoinMember(ctx, &state); err != nil {
+		if err := r.unjoinMember(ctx, &state, wo); err != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cannot remove the former join of cluster %q", state.Name.ValueString()),
 				fmt.Sprintf("%v\n\n%s", err, leftBehind(&state)))
 		}
@@ -472,19 +498,19 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 // join; when the registration fails, the join is undone, so a failed create
 // leaves nothing behind on either side. The host is prepared first, so a
 // host that joins itself keeps its federation namespace as the host's own.
-func (r *federationClusterResource) createJoined(ctx context.Context, plan *federationClusterModel, diags *diag.Diagnostics) {
+func (r *federationClusterResource) createJoined(ctx context.Context, plan *federationClusterModel, wo joinWriteOnly, diags *diag.Diagnostics) {
 	if _, err := r.data.bootstrappedRegistry(ctx); err != nil {
 		diags.AddError("Cannot write the cluster to the host", err.Error())
 		return
 	}
-	token, ok := r.joinMember(ctx, plan, diags)
+	token, ok := r.joinMember(ctx, plan, wo, diags)
 	if !ok {
 		return
 	}
-	if r.write(ctx, plan, registration{creating: true, token: token, joined: true}, diags); !diags.HasError() {
+	if r.write(ctx, plan, registration{creating: true, creds: memberCredentials{token: token}, joined: true}, diags); !diags.HasError() {
 		return
 	}
-	if err := r.unjoinMember(ctx, plan); err != nil {
+	if err := r.unjoinMember(ctx, plan, wo); err != nil {
 		diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot undo the join of cluster %q", plan.Name.ValueString()),
 			fmt.Sprintf("The registration failed, and removing what the join created failed too: %v\n\n%s", err, leftBehind(plan)))
 	}
@@ -493,15 +519,17 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federationClusterModel
 	resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, &state)...)
+	clusterIdentity.set(ctx, resp.Identity, state.Name, &resp.Diagnostics)
 	reg := r.data.registryFor(ctx, "Cannot read the cluster from the host", &resp.Diagnostics)
 	if reg == nil {
 		return
 	}
 	name := state.Name.ValueString()
-	// A token given as token_wo stays out of the state here too, as apply
-	// left it out.
+	// A token given as token_wo, or a key as client_key_wo, stays out of the
+	// state here too, as apply left it out.
 	tokenWriteOnly := noteHolds(ctx, req.Private, tokenWriteOnlyNote, true, &resp.Diagnostics)
-	r.probeAsRecorded(ctx, &state, tokenWriteOnly)
+	clientKeyWriteOnly := noteHolds(ctx, req.Private, clientKeyWriteOnlyNote, true, &resp.Diagnostics)
+	r.probeAsRecorded(ctx, &state, tokenWriteOnly || clientKeyWriteOnly)
 	r.data.probeMembersOnce(ctx)
 	cluster, err := r.recordedCluster(ctx, reg, name)
 	if errors.Is(err, registry.ErrNotFound) {
@@ -518,13 +546,15 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	state.CABundle = optionalString(state.CABundle, string(cluster.Connection.CABundle))
 	// A joined cluster's token is the join's business: it stays out of the
 	// state, as it stays out of the configuration; so does a token given as
-	// token_wo.
+	// token_wo, and a key given as client_key_wo.
 	if state.Join.IsNull() {
 		if !tokenWriteOnly {
 			state.Token = optionalString(state.Token, cluster.Connection.Token)
 		}
 		state.ClientCertificate = optionalString(state.ClientCertificate, string(cluster.Connection.ClientCertificate))
-		state.ClientKey = optionalString(state.ClientKey, string(cluster.Connection.ClientKey))
+		if !clientKeyWriteOnly {
+			state.ClientKey = optionalString(state.ClientKey, string(cluster.Connection.ClientKey))
+		}
 	}
 	state.ProxyURL = optionalString(state.ProxyURL, cluster.Connection.ProxyURL)
 	state.SecretName = types.StringValue(cluster.SecretName)
@@ -556,29 +586,29 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 // connection its state recorded, so that a refresh does not wait for the
 // host's answer before it asks the member: unless something else changed
 // the registration, the host holds that same connection, and the probe
-// through it is this one. A cluster whose token the state does not hold
-// (joined, or given write-only) is probed once the host has answered.
-func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, tokenWriteOnly bool) {
-	if !state.Join.IsNull() || tokenWriteOnly || state.APIEndpoint.ValueString() == "" {
+// through it is this one. A cluster whose credentials the state does not
+// hold (joined, or given write-only) is probed once the host has answered.
+func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, writeOnly bool) {
+	if !state.Join.IsNull() || writeOnly || state.APIEndpoint.ValueString() == "" {
 		return
 	}
 	var diags diag.Diagnostics
-	conn := connectionOf(ctx, state, state.Token.ValueString(), &diags)
+	conn := connectionOf(ctx, state, memberCredentials{token: state.Token.ValueString(), clientKey: state.ClientKey.ValueString()}, &diags)
 	if diags.HasError() {
 		return
 	}
 	r.data.members.StartProbe(ctx, state.Name.ValueString(), conn)
 }
 
-// connectionOf is how the cluster's settings in m, with token, reach the
+// connectionOf is how the cluster's settings in m, with creds, reach the
 // member.
-func connectionOf(ctx context.Context, m *federationClusterModel, token string, diags *diag.Diagnostics) member.Connection {
+func connectionOf(ctx context.Context, m *federationClusterModel, creds memberCredentials, diags *diag.Diagnostics) member.Connection {
 	conn := member.Connection{
 		APIEndpoint:       m.APIEndpoint.ValueString(),
 		CABundle:          []byte(m.CABundle.ValueString()),
-		Token:             token,
+		Token:             creds.token,
 		ClientCertificate: []byte(m.ClientCertificate.ValueString()),
-		ClientKey:         []byte(m.ClientKey.ValueString()),
+		ClientKey:         []byte(creds.clientKey),
 		ProxyURL:          m.ProxyURL.ValueString(),
 	}
 	diags.Append(m.DisabledTLSValidations.ElementsAs(ctx, &conn.DisabledTLSValidations, false)...)
@@ -635,7 +665,8 @@ func (r *federationClusterResource) Delete(ctx context.Context, req resource.Del
 	if reg == nil {
 		return
 	}
-	if !state.Join.IsNull() && !r.unjoinOnDelete(ctx, &state, &resp.Diagnostics) {
+	writeOnly := noteHolds(ctx, req.Private, joinWriteOnlyNote, true, &resp.Diagnostics)
+	if !state.Join.IsNull() && !r.unjoinOnDelete(ctx, &state, writeOnly, &resp.Diagnostics) {
 		return
 	}
 	if err := reg.DeleteCluster(ctx, state.Name.ValueString(), state.SecretName.ValueString()); err != nil {
@@ -645,10 +676,17 @@ func (r *federationClusterResource) Delete(ctx context.Context, req resource.Del
 
 // unjoinOnDelete removes the join from the member before the registration
 // goes. A member that cannot be reached any more does not keep the
-// registration: the warning says what is left there. Any other failure
-// stops the destroy, so that it can be fixed and run again.
-func (r *federationClusterResource) unjoinOnDelete(ctx context.Context, state *federationClusterModel, diags *diag.Diagnostics) bool {
-	err := r.unjoinMember(ctx, state)
+// registration: the warning says what is left there. Neither does a join
+// whose credentials were write-only, which a destroy is never given. Any
+// other failure stops the destroy, so that it can be fixed and run again.
+func (r *federationClusterResource) unjoinOnDelete(ctx context.Context, state *federationClusterModel, writeOnly bool, diags *diag.Diagnostics) bool {
+	if writeOnly {
+		diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q is unjoined without reaching it", state.Name.ValueString()),
+			"The join's credentials were given write-only (token_wo or client_key_wo), and Terraform gives a destroy no "+
+				"configuration to read them from. The registration is removed from the host all the same. "+leftBehind(state))
+		return true
+	}
+	err := r.unjoinMember(ctx, state, joinWriteOnly{})
 	switch {
 	case err == nil:
 		return true
@@ -671,29 +709,25 @@ func healthNotRecorded(name string, err error) string {
 		"health at its next refresh; a read-only planner may not.", err, name)
 }
 
+// ImportState takes the cluster's name, as the ID or as the identity.
 func (r *federationClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
-}
-
-// givenToken is the token the configuration gives: token, or token_wo,
-// which only the configuration holds; writeOnly says it is token_wo.
-func givenToken(ctx context.Context, plan *federationClusterModel, config tfsdk.Config, diags *diag.Diagnostics) (token string, writeOnly bool) {
-	if !plan.Token.IsNull() {
-		return plan.Token.ValueString(), false
+	name, ok := clusterIdentity.importID(ctx, req, &resp.Diagnostics)
+	if !ok {
+		return
 	}
-	var wo types.String
-	diags.Append(config.GetAttribute(ctx, path.Root("token_wo"), &wo)...)
-	return wo.ValueString(), !wo.IsNull()
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	clusterIdentity.set(ctx, resp.Identity, types.StringValue(name), &resp.Diagnostics)
 }
 
 // registration is how write registers a cluster: as a create or an
-// update, with the token given or made by a join, and with a check of the
-// host (a create's refusal of a cluster registered already) that runs
-// while the member is probed and must pass before anything is written.
+// update, with the credentials given or the token made by a join, and with
+// a check of the host (a create's refusal of a cluster registered already)
+// that runs while the member is probed and must pass before anything is
+// written.
 type registration struct {
 	creating bool
-	token    string
+	creds    memberCredentials
 	joined   bool
 	check    func(context.Context, *diag.Diagnostics)
 }
@@ -707,7 +741,7 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 	cluster := registry.Cluster{
 		Name:       plan.Name.ValueString(),
 		SecretName: plan.SecretName.ValueString(),
-		Connection: connectionOf(ctx, plan, how.token, diags),
+		Connection: connectionOf(ctx, plan, how.creds, diags),
 	}
 	diags.Append(plan.Labels.ElementsAs(ctx, &cluster.Labels, false)...)
 	if diags.HasError() {

@@ -36,6 +36,8 @@ import (
 // attributes, then the join's own.
 type joinModel struct {
 	connectionModel
+	TokenWO         types.String `tfsdk:"token_wo"`
+	ClientKeyWO     types.String `tfsdk:"client_key_wo"`
 	HostClusterName types.String `tfsdk:"host_cluster_name"`
 	FederatedTypes  types.Set    `tfsdk:"federated_types"`
 }
@@ -62,6 +64,23 @@ func joinSchema() schema.SingleNestedAttribute {
 			"needs and no more; the cluster is registered with that token. Destroy removes them again. The connection " +
 			"attributes are the provider's, for the member.",
 		Attributes: withMemberConnection(map[string]schema.Attribute{
+			"token_wo": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				WriteOnly: true,
+				Description: "The same admin token as `token`, write-only: the join uses it at apply and it never goes into the plan " +
+					"or the state. Terraform 1.11 or OpenTofu 1.11, or later, only. A destroy is given no configuration, so it cannot " +
+					"unjoin with it: it removes the registration and warns of what stays on the member.",
+				Validators: []validator.String{nonEmptyCredential, stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("token"))},
+			},
+			"client_key_wo": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				WriteOnly: true,
+				Description: "The same private key as `client_key`, write-only: the join uses it at apply and it never goes into the " +
+					"plan or the state. Terraform 1.11 or OpenTofu 1.11, or later, only. A destroy cannot unjoin with it, as with `token_wo`.",
+				Validators: []validator.String{nonEmptyCredential, stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("client_key"))},
+			},
 			"host_cluster_name": schema.StringAttribute{
 				Optional: true,
 				Description: "Name of the host in the names of what join creates on the member, as kubefedctl's `--host-cluster-name`. " +
@@ -125,7 +144,7 @@ func (joinCredentialsValidator) ValidateResource(ctx context.Context, req resour
 		}
 		return
 	}
-	for _, name := range []string{"token", "token_wo", "client_certificate", "client_key"} {
+	for _, name := range []string{"token", "token_wo", "client_certificate", "client_key", "client_key_wo"} {
 		var v types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(name), &v)...)
 		if !v.IsNull() {
@@ -332,11 +351,13 @@ func joinNames(account string) member.JoinNames {
 
 // joinSpec is the join of m on its member and the admin configuration that
 // performs it.
-func (r *federationClusterResource) joinSpec(ctx context.Context, m *federationClusterModel, diags *diag.Diagnostics) (member.Join, *rest.Config) {
+func (r *federationClusterResource) joinSpec(ctx context.Context, m *federationClusterModel, wo joinWriteOnly,
+	diags *diag.Diagnostics) (member.Join, *rest.Config) {
 	j := joinOf(ctx, m.Join, diags)
 	if j == nil {
 		return member.Join{}, nil
 	}
+	j.useWriteOnly(wo)
 	spec := member.Join{
 		Cluster:      m.Name.ValueString(),
 		Names:        joinNames(m.ServiceAccount.ValueString()),
@@ -356,10 +377,11 @@ func (r *federationClusterResource) joinSpec(ctx context.Context, m *federationC
 	return spec, rc
 }
 
-// onMember runs fn with admin clients of m's member, built from its join.
-func (r *federationClusterResource) onMember(ctx context.Context, m *federationClusterModel, diags *diag.Diagnostics,
+// onMember runs fn with admin clients of m's member, built from its join
+// and the join's write-only credentials.
+func (r *federationClusterResource) onMember(ctx context.Context, m *federationClusterModel, wo joinWriteOnly, diags *diag.Diagnostics,
 	fn func(member.Join, kubernetes.Interface) error) error {
-	spec, rc := r.joinSpec(ctx, m, diags)
+	spec, rc := r.joinSpec(ctx, m, wo, diags)
 	if rc == nil {
 		return errors.New("the join connection could not be built")
 	}
@@ -376,9 +398,10 @@ func (r *federationClusterResource) onMember(ctx context.Context, m *federationC
 // joinMember creates or updates on the member what join creates and
 // returns the federation's token; false when it failed, with the error in
 // diags.
-func (r *federationClusterResource) joinMember(ctx context.Context, m *federationClusterModel, diags *diag.Diagnostics) (string, bool) {
+func (r *federationClusterResource) joinMember(ctx context.Context, m *federationClusterModel, wo joinWriteOnly,
+	diags *diag.Diagnostics) (string, bool) {
 	var token string
-	err := r.onMember(ctx, m, diags, func(spec member.Join, client kubernetes.Interface) error {
+	err := r.onMember(ctx, m, wo, diags, func(spec member.Join, client kubernetes.Interface) error {
 		var err error
 		token, err = spec.Apply(ctx, client)
 		return err
@@ -390,9 +413,9 @@ func (r *federationClusterResource) joinMember(ctx context.Context, m *federatio
 }
 
 // unjoinMember removes from the member what join created.
-func (r *federationClusterResource) unjoinMember(ctx context.Context, m *federationClusterModel) error {
+func (r *federationClusterResource) unjoinMember(ctx context.Context, m *federationClusterModel, wo joinWriteOnly) error {
 	var diags diag.Diagnostics
-	err := r.onMember(ctx, m, &diags, func(spec member.Join, client kubernetes.Interface) error {
+	err := r.onMember(ctx, m, wo, &diags, func(spec member.Join, client kubernetes.Interface) error {
 		return spec.Remove(ctx, client)
 	})
 	if diags.HasError() {

@@ -349,11 +349,13 @@ func (r *replicaSchedulingPreferenceResource) Create(ctx context.Context, req re
 		return
 	}
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	preferenceIdentity.set(ctx, resp.Identity, idOf(ctx, resp.State, &resp.Diagnostics), &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote, capacityAtReadNote, plannedFromStateNote)...)
 }
 
 func (r *replicaSchedulingPreferenceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	r.save(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	preferenceIdentity.set(ctx, resp.Identity, idOf(ctx, resp.State, &resp.Diagnostics), &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote, capacityAtReadNote, plannedFromStateNote)...)
 }
 
@@ -389,6 +391,7 @@ func (r *replicaSchedulingPreferenceResource) Read(ctx context.Context, req reso
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	preferenceIdentity.set(ctx, resp.Identity, state.ID, &resp.Diagnostics)
 	reg, err := r.data.registry(ctx)
 	if err != nil {
 		resp.Diagnostics.AddWarning("Cannot refresh the replica scheduling preference",
@@ -435,14 +438,20 @@ func (r *replicaSchedulingPreferenceResource) Delete(ctx context.Context, req re
 	}
 }
 
+// ImportState takes `<namespace>/<name>`, as the ID or as the identity.
 func (r *replicaSchedulingPreferenceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	namespace, name, ok := strings.Cut(req.ID, "/")
-	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
-		resp.Diagnostics.AddError("Invalid import ID",
-			fmt.Sprintf("Import a replica scheduling preference by namespace/name, such as shop/web; got %q.", req.ID))
+	id, ok := preferenceIdentity.importID(ctx, req, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	namespace, name, ok := strings.Cut(id, "/")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+		resp.Diagnostics.AddError("Invalid import ID",
+			fmt.Sprintf("Import a replica scheduling preference by namespace/name, such as shop/web; got %q.", id))
+		return
+	}
+	preferenceIdentity.set(ctx, resp.Identity, types.StringValue(id), &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), namespace)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 }

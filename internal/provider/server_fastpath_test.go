@@ -74,7 +74,8 @@ func bothWays(ctx context.Context, t *testing.T) (server tfprotov6.ProviderServe
 }
 
 // The calls of a no-change plan of a federated object, as Terraform makes
-// them, never reach the framework once the provider is configured: a change
+// them, identity included, never reach the framework once the provider is
+// configured: a change
 // of the schema or of the resource that made fastpath.Check refuse it would
 // otherwise show only as a slower plan. The provider here has no host, so
 // the read fails and the plan waits for apply, without a request.
@@ -85,13 +86,15 @@ func TestServer_answersAFederatedObjectsNoChangePlanItself(t *testing.T) {
 	}
 	server, framework, _ := bothWays(ctx, t)
 	state, config := benchObjectValues(ctx, t, server)
-	read, err := server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: "kubefed_federated_object", CurrentState: state})
+	identity := benchObjectIdentity(ctx, t)
+	read, err := server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: "kubefed_federated_object", CurrentState: state,
+		CurrentIdentity: identity})
 	if err != nil || read.NewState == nil {
 		t.Fatalf("read: %v %+v", err, read)
 	}
 	planned, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-		TypeName: "kubefed_federated_object", PriorState: state, ProposedNewState: state, Config: config})
-	if err != nil || planned.PlannedState == nil {
+		TypeName: "kubefed_federated_object", PriorState: state, ProposedNewState: state, Config: config, PriorIdentity: identity})
+	if err != nil || planned.PlannedState == nil || !reflect.DeepEqual(planned.PlannedIdentity, identity) {
 		t.Fatalf("plan: %v %+v", err, planned)
 	}
 	if framework.reads+framework.plans > 0 {
@@ -178,8 +181,11 @@ func TestServer_plansAFederatedObjectAsTheFrameworkDoes(t *testing.T) {
 		state, config, proposed func(map[string]any)
 		private                 map[string]string
 		deferralAllowed         bool
-		identity                bool
-		viaFramework            bool
+		// identity is the prior identity's attributes: the state's unless
+		// set, none with noIdentity.
+		identity     map[string]string
+		noIdentity   bool
+		viaFramework bool
 	}{
 		{name: "a no-change plan"},
 		{name: "with the clusters noted at read", private: map[string]string{"registered_at_read": `["a","b","c"]`}},
@@ -202,7 +208,10 @@ func TestServer_plansAFederatedObjectAsTheFrameworkDoes(t *testing.T) {
 		}, viaFramework: true},
 		{name: "with private state of the framework's own", private: map[string]string{".import_before_read": `true`}, viaFramework: true},
 		{name: "with deferred answers allowed", deferralAllowed: true, viaFramework: true},
-		{name: "with a resource identity", identity: true, viaFramework: true},
+		{name: "without an identity, as in a state written before the resource had one", noIdentity: true},
+		{name: "with an identity of a cluster-scoped object", state: func(a map[string]any) { a["id"], a["type"] = "namespaces/web", "namespaces" },
+			identity: map[string]string{"type": "namespaces", "name": "web"}},
+		{name: "with an identity that is not the state's", identity: map[string]string{"type": "configmaps", "namespace": "default", "name": "other"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -221,8 +230,11 @@ func TestServer_plansAFederatedObjectAsTheFrameworkDoes(t *testing.T) {
 					PriorState: objectValue(ctx, t, framework, state), ProposedNewState: objectValue(ctx, t, framework, proposed),
 					Config: objectValue(ctx, t, framework, config), PriorPrivate: privateNotes(t, tc.private),
 					ClientCapabilities: &tfprotov6.PlanResourceChangeClientCapabilities{DeferralAllowed: tc.deferralAllowed}}
-				if tc.identity {
-					r.PriorIdentity = &tfprotov6.ResourceIdentityData{IdentityData: r.PriorState}
+				if !tc.noIdentity {
+					r.PriorIdentity = benchObjectIdentity(ctx, t)
+				}
+				if tc.identity != nil {
+					r.PriorIdentity = objectIdentityData(ctx, t, tc.identity)
 				}
 				return r
 			}
@@ -258,6 +270,46 @@ func samePlan(ctx context.Context, t *testing.T, framework tfprotov6.ProviderSer
 	gotRest.PlannedState, wantRest.PlannedState = nil, nil
 	if !reflect.DeepEqual(gotRest, wantRest) {
 		t.Errorf("the answers differ besides the planned state:\n got %s\nwant %s", described(t, gotRest), described(t, wantRest))
+	}
+}
+
+// The provider's protocol server answers the refreshes of the real
+// kubefed_federated_object with the identity the framework answers with,
+// whether Terraform sends one or not.
+func TestServer_readsAFederatedObjectsIdentityAsTheFrameworkDoes(t *testing.T) {
+	cases := []struct {
+		name    string
+		current *tfprotov6.ResourceIdentityData
+	}{
+		{name: "the identity in the state", current: benchObjectIdentity(context.Background(), t)},
+		{name: "no identity, as in a state written before the resource had one"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			server, behind, framework := bothWays(ctx, t)
+			req := func() *tfprotov6.ReadResourceRequest {
+				return &tfprotov6.ReadResourceRequest{TypeName: "kubefed_federated_object",
+					CurrentState: objectValue(ctx, t, framework, objectAttrs(t, nil)), CurrentIdentity: tc.current}
+			}
+			want, err := framework.ReadResource(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := server.ReadResource(ctx, req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if behind.reads > 0 {
+				t.Error("the framework answered")
+			}
+			if wantIdentity := benchObjectIdentity(ctx, t); !reflect.DeepEqual(want.NewIdentity, wantIdentity) {
+				t.Errorf("the framework read the identity %s, want %s", described(t, want.NewIdentity), described(t, wantIdentity))
+			}
+			if !reflect.DeepEqual(got.NewIdentity, want.NewIdentity) {
+				t.Errorf("identity:\n got %s\nwant %s", described(t, got.NewIdentity), described(t, want.NewIdentity))
+			}
+		})
 	}
 }
 

@@ -32,11 +32,11 @@ const (
 	msgHTTPURL        = "must be an http or https URL with a host, such as https://203.0.113.10:6443 (got %q)"
 	msgPEMCertificate = "must be PEM text with at least one CERTIFICATE block"
 	msgTLSAllAlone    = `"*" disables every TLS check and must be the only element`
-	msgCredNone       = "set exactly one kind of credentials: token (or token_wo), or client_certificate together with client_key " +
+	msgCredNone       = "set exactly one kind of credentials: token (or token_wo), or client_certificate together with client_key (or client_key_wo) " +
 		"(configuration that terraform plan -generate-config-out wrote for an imported cluster leaves them null, being " +
 		"sensitive: set them to what the cluster's credential Secret in the host holds)"
-	msgCredBoth  = "token (or token_wo) and client_certificate/client_key are mutually exclusive: set only one kind of credentials"
-	msgCredPair  = "client_certificate and client_key must be set together"
+	msgCredBoth  = "token (or token_wo) and client_certificate/client_key (or client_key_wo) are mutually exclusive: set only one kind of credentials"
+	msgCredPair  = "client_certificate and client_key (or client_key_wo) must be set together"
 	msgCredEmpty = "must not be empty: an empty credential would let the provider talk to the cluster anonymously; set the real value, " +
 		"or leave the attribute out"
 	msgDuration = "%q is not a positive duration; write it like \"30s\" or \"2m\""
@@ -160,7 +160,7 @@ func (tlsValidationListValidator) ValidateList(_ context.Context, req validator.
 type credentialsValidator struct{}
 
 func (credentialsValidator) Description(context.Context) string {
-	return "exactly one of token, or client_certificate with client_key"
+	return "exactly one of token (or token_wo), or client_certificate with client_key (or client_key_wo)"
 }
 
 func (v credentialsValidator) MarkdownDescription(ctx context.Context) string {
@@ -168,15 +168,16 @@ func (v credentialsValidator) MarkdownDescription(ctx context.Context) string {
 }
 
 func (credentialsValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var token, tokenWO, cert, key types.String
+	var token, tokenWO, cert, key, keyWO types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token"), &token)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("token_wo"), &tokenWO)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("client_certificate"), &cert)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("client_key"), &key)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("client_key_wo"), &keyWO)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if p, msg := credentialsProblem(!token.IsNull() || !tokenWO.IsNull(), !cert.IsNull(), !key.IsNull()); msg != "" {
+	if p, msg := credentialsProblem(!token.IsNull() || !tokenWO.IsNull(), !cert.IsNull(), !key.IsNull() || !keyWO.IsNull()); msg != "" {
 		resp.Diagnostics.AddAttributeError(p, "Invalid credentials", msg)
 	}
 }

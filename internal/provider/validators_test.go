@@ -132,13 +132,13 @@ func TestCredentialCombinations(t *testing.T) {
 	}{
 		"token":               {token: true},
 		"certificate and key": {cert: true, key: true},
-		"nothing": {wantPath: "token", want: "set exactly one kind of credentials: token (or token_wo), or client_certificate together with client_key " +
+		"nothing": {wantPath: "token", want: "set exactly one kind of credentials: token (or token_wo), or client_certificate together with client_key (or client_key_wo) " +
 			"(configuration that terraform plan -generate-config-out wrote for an imported cluster leaves them null, being " +
 			"sensitive: set them to what the cluster's credential Secret in the host holds)"},
-		"token and cert":      {token: true, cert: true, key: true, wantPath: "token", want: "token (or token_wo) and client_certificate/client_key are mutually exclusive: set only one kind of credentials"},
-		"token and key":       {token: true, key: true, wantPath: "token", want: "token (or token_wo) and client_certificate/client_key are mutually exclusive: set only one kind of credentials"},
-		"certificate, no key": {cert: true, wantPath: "client_key", want: "client_certificate and client_key must be set together"},
-		"key, no certificate": {key: true, wantPath: "client_certificate", want: "client_certificate and client_key must be set together"},
+		"token and cert":      {token: true, cert: true, key: true, wantPath: "token", want: "token (or token_wo) and client_certificate/client_key (or client_key_wo) are mutually exclusive: set only one kind of credentials"},
+		"token and key":       {token: true, key: true, wantPath: "token", want: "token (or token_wo) and client_certificate/client_key (or client_key_wo) are mutually exclusive: set only one kind of credentials"},
+		"certificate, no key": {cert: true, wantPath: "client_key", want: "client_certificate and client_key (or client_key_wo) must be set together"},
+		"key, no certificate": {key: true, wantPath: "client_certificate", want: "client_certificate and client_key (or client_key_wo) must be set together"},
 	} {
 		p, msg := credentialsProblem(tc.token, tc.cert, tc.key)
 		if msg != tc.want || (tc.want != "" && p.String() != tc.wantPath) {
