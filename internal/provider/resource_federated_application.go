@@ -183,12 +183,17 @@ func applicationRolloutStrategyAttribute() schema.SingleNestedAttribute {
 // ImportState takes the application's name; Read rebuilds the set from
 // the host's records labelled with it.
 func (r *federatedApplicationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if err := dnsLabelValidator.check(req.ID); err != nil {
+	id, ok := applicationIdentity.importID(ctx, req, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if err := dnsLabelValidator.check(id); err != nil {
 		resp.Diagnostics.AddError("Invalid import ID", "The import ID is the application's name: "+err.Error())
 		return
 	}
+	applicationIdentity.set(ctx, resp.Identity, types.StringValue(id), &resp.Diagnostics)
 	for name, v := range map[string]attr.Value{
-		"id": types.StringValue(req.ID), "name": types.StringValue(req.ID),
+		"id": types.StringValue(id), "name": types.StringValue(id),
 		"deletion_policy": types.StringValue(deletionDelete), "force_conflicts": types.BoolValue(false),
 		"retain_replicas": types.BoolValue(false),
 	} {

@@ -24,6 +24,7 @@ func (r *federatedApplicationResource) Create(ctx context.Context, req resource.
 	}
 	if r.write(ctx, &plan, nil, plan.Timeouts.Create, &resp.Diagnostics) {
 		resp.Diagnostics.Append(applicationModels.toState(ctx, &resp.State, &plan)...)
+		applicationIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote)...)
 }
@@ -39,6 +40,7 @@ func (r *federatedApplicationResource) Update(ctx context.Context, req resource.
 		plan = prior
 	}
 	resp.Diagnostics.Append(applicationModels.toState(ctx, &resp.State, &plan)...)
+	applicationIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote)...)
 }
 

@@ -26,6 +26,7 @@ func (r *federatedApplicationResource) Read(ctx context.Context, req resource.Re
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	applicationIdentity.set(ctx, resp.Identity, state.ID, &resp.Diagnostics)
 	importing := state.Manifests.IsNull() && state.SensitiveManifests.IsNull()
 	if importing {
 		if !r.fromHost(ctx, &state, &resp.Diagnostics) {

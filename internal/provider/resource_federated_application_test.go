@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/lab"
@@ -146,6 +147,52 @@ func TestAccFederatedApplication_landsInOrderAndPrunes(t *testing.T) {
 				),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("kubefed_federated_application.web", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
+
+// An application is imported by its identity, its name, and create sets
+// that identity.
+func TestAccFederatedApplication_identity(t *testing.T) {
+	skipWithoutIdentity(t)
+	acctest.Lab(t)
+	prefix, ns := "app-id", uniqueName("app-id")
+	cleanupObjectTest(t, prefix, ns)
+	config := applicationConfig(t, prefix, appManifests(ns, "blue", "nginx:1.27", false), "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectIdentity("kubefed_federated_application.web", identityOf(map[string]string{"name": prefix})),
+				},
+			},
+			{
+				// Forgotten by the state, kept in the federation.
+				Config: acctest.HostProviderConfig(t) + objectTestTypes + applicationTypes + objectTestClusters(t, prefix) + `
+removed {
+  from = kubefed_federated_application.web
+  lifecycle {
+    destroy = false
+  }
+}
+`,
+			},
+			{
+				Config: config + fmt.Sprintf(`
+import {
+  to       = kubefed_federated_application.web
+  identity = { name = %q }
+}
+`, prefix),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectIdentity("kubefed_federated_application.web", identityOf(map[string]string{"name": prefix})),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 			},

@@ -25,6 +25,7 @@ var (
 	_ resource.ResourceWithIdentity = (*federatedTypeResource)(nil)
 	_ resource.ResourceWithIdentity = (*federatedObjectResource)(nil)
 	_ resource.ResourceWithIdentity = (*replicaSchedulingPreferenceResource)(nil)
+	_ resource.ResourceWithIdentity = (*federatedApplicationResource)(nil)
 )
 
 // idParts is how a resource's id is made of its identity's attributes: the
@@ -49,6 +50,8 @@ var (
 			"namespace": "Namespace of the object; left out for an object of a cluster-scoped type.",
 			"name":      "Name of the object, as in the template's `metadata.name`.",
 		}}
+	applicationIdentity = idParts{attributes: []string{"name"}, example: "shop",
+		descriptions: map[string]string{"name": "Name of the application, as `name`."}}
 	preferenceIdentity = idParts{attributes: []string{"namespace", "name"}, example: "shop/web",
 		descriptions: map[string]string{"namespace": "Namespace of the preference, as `namespace`.", "name": "Name of the preference, as `name`."}}
 )
@@ -194,6 +197,10 @@ func (r *federatedObjectResource) IdentitySchema(_ context.Context, _ resource.I
 
 func (r *replicaSchedulingPreferenceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	resp.IdentitySchema = preferenceIdentity.schema()
+}
+
+func (r *federatedApplicationResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = applicationIdentity.schema()
 }
 
 // idOf is the id a state holds: null when the state is.
