@@ -278,6 +278,8 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 				before = was.Labels
 			}
 			snapshot.PlanCluster(name, labels, labelsKnown)
+			grants, known := grantsOf(ctx, &plan, &resp.Diagnostics)
+			snapshot.PlanGrants(name, grants, known)
 			if labelsKnown {
 				r.warnPlannedBefore(name, before, labels, &resp.Diagnostics)
 			}
@@ -709,6 +711,7 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		SecretName: plan.SecretName.ValueString(),
 		Connection: connectionOf(ctx, plan, how.token, diags),
 	}
+	cluster.Grants, _ = grantsOf(ctx, plan, diags)
 	diags.Append(plan.Labels.ElementsAs(ctx, &cluster.Labels, false)...)
 	if diags.HasError() {
 		return

@@ -40,6 +40,9 @@ type Cluster struct {
 	SecretName string
 	Connection member.Connection
 	Health     ClusterHealth
+	// Grants are what the federation may write on the member: limited to
+	// the join's federated types for a cluster registered with join.
+	Grants Grants
 
 	// recorded is the status the host held when the cluster was read:
 	// a probe written over it keeps the transition times of conditions
@@ -139,9 +142,13 @@ func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
 // applyClusterObject writes c's KubeFedCluster and returns it as the host
 // holds it after the write, with the status it had.
 func (r *Registry) applyClusterObject(ctx context.Context, c Cluster) (*Cluster, error) {
+	meta := metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace, Labels: c.Labels}
+	if granted, ok := c.Grants.annotation(); ok {
+		meta.Annotations = map[string]string{GrantedTypesAnnotation: granted}
+	}
 	obj, err := toUnstructured(&kubeFedCluster{
 		TypeMeta:   typeMeta(KubeFedClusterResource.GroupVersion(), "KubeFedCluster"),
-		ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace, Labels: c.Labels},
+		ObjectMeta: meta,
 		Spec: kubeFedClusterSpec{
 			APIEndpoint:            c.Connection.APIEndpoint,
 			CABundle:               c.Connection.CABundle,
@@ -385,6 +392,7 @@ func clusterFromObject(u *unstructured.Unstructured) (*Cluster, error) {
 			ProxyURL:               obj.Spec.ProxyURL,
 		},
 		Health:   healthOf(obj.Status),
+		Grants:   grantsOf(obj.Annotations),
 		recorded: obj.Status,
 	}
 	return c, nil
