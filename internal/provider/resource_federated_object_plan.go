@@ -121,29 +121,6 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 // objectKey names a federated object among the run's replacements.
 func objectKey(id string) string { return "FederatedObject/" + id }
 
-// refuseExisting fails a create of an object whose Federated<Kind> the host
-// holds, unless that record is of a create that failed on some clusters:
-// the object is being replaced.
-func (r *federatedObjectResource) refuseExisting(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) {
-	namespace, name := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-	lookup := func(ctx context.Context) error {
-		reg, err := r.data.registry(ctx)
-		if err != nil {
-			return err
-		}
-		fo, err := reg.FindFederatedObject(ctx, in.ft, namespace, name)
-		if err == nil && fo.Incomplete {
-			return registry.ErrNotFound
-		}
-		return err
-	}
-	what := in.ft.Federated.Kind + " " + name
-	if namespace != "" {
-		what = in.ft.Federated.Kind + " " + namespace + "/" + name
-	}
-	refuseExisting(ctx, lookup, what, in.id, in.templateAt, diags)
-}
-
 // unknownReason says why placement and rendering wait for apply, or is
 // empty when they can be planned now.
 func (r *federatedObjectResource) unknownReason(configKnown bool) string {
