@@ -31,9 +31,9 @@ const (
 	// completes it.
 	recordResumed
 	// recordReplaced: an unfinished create of an object this run's state
-	// holds (a create that failed on some clusters, tainted and now
-	// replaced, perhaps with a changed configuration); the create takes it
-	// over.
+	// holds (a create that failed on some clusters or was interrupted,
+	// tainted and now replaced, perhaps with a changed configuration); the
+	// create takes it over, as a replacement.
 	recordReplaced
 	// recordForeign: a finished record, or an unfinished one of other
 	// content that no state of this run holds; the create is refused.
@@ -50,10 +50,10 @@ func judgeRecord(record *registry.FederatedObject, digest string, held bool) rec
 		return recordAbsent
 	case !record.Incomplete:
 		return recordForeign
-	case record.CreatedFrom == digest:
-		return recordResumed
 	case held:
 		return recordReplaced
+	case record.CreatedFrom == digest:
+		return recordResumed
 	}
 	return recordForeign
 }

@@ -21,7 +21,7 @@ func TestJudgeRecord(t *testing.T) {
 	}{
 		{name: "nothing in the host: create", record: nil, want: recordAbsent},
 		{name: "a create of this content cut off after its host write: complete it", record: unfinished(ours), want: recordResumed},
-		{name: "the same, with the run's state holding it too: complete it", record: unfinished(ours), held: true, want: recordResumed},
+		{name: "the same content, the run's state holding it (tainted): replace it", record: unfinished(ours), held: true, want: recordReplaced},
 		{name: "a finished record: refuse, whoever wrote it", record: &registry.FederatedObject{CreatedFrom: ours}, want: recordForeign},
 		{name: "a finished record the run's state holds: still refused, a create does not overwrite it",
 			record: &registry.FederatedObject{}, held: true, want: recordForeign},
