@@ -132,7 +132,12 @@ func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
 		data[SecretKeyClientCertificate] = c.Connection.ClientCertificate
 		data[SecretKeyClientKey] = c.Connection.ClientKey
 	}
-	secret := corev1apply.Secret(c.SecretName, r.namespace).WithType(corev1.SecretTypeOpaque).WithData(data)
+	connection, err := connectionAnnotation(c)
+	if err != nil {
+		return fmt.Errorf("recording the connection of cluster %q on its Secret: %w", c.Name, err)
+	}
+	secret := corev1apply.Secret(c.SecretName, r.namespace).WithType(corev1.SecretTypeOpaque).WithData(data).
+		WithAnnotations(map[string]string{SecretConnectionAnnotation: connection})
 	if _, err := r.kubernetes.CoreV1().Secrets(r.namespace).Apply(ctx, secret, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing Secret %s/%s of cluster %q in the host: %w", r.namespace, c.SecretName, c.Name, err)
 	}
