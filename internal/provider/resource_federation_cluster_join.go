@@ -75,7 +75,7 @@ func joinSchema() schema.SingleNestedAttribute {
 				ElementType: types.StringType,
 				Description: "Names of the FederatedTypeConfigs (`kubefed_federated_type.<name>.name`) whose objects the federation may read, write and delete on the member: one rule of the ClusterRole each. Adding a type updates the ClusterRole in place. " +
 					"Does not default to the enabled types: left out, none is granted, and the plan of an object of a type not listed placed on the cluster fails.",
-				Validators:  []validator.Set{setvalidator.ValueStringsAre(stringvalidator.RegexMatches(federatedTypeName, msgFederatedTypeRef))},
+				Validators: []validator.Set{setvalidator.ValueStringsAre(stringvalidator.RegexMatches(federatedTypeName, msgFederatedTypeRef))},
 			},
 		}),
 	}
