@@ -313,14 +313,48 @@ func (r *federationClusterResource) probeAtPlan(ctx context.Context, config tfsd
 		return
 	}
 	name := plan.Name.ValueString()
-	probe := r.data.members.SharedProbe(ctx, name, connectionOf(ctx, plan, token, diags))
+	conn := connectionOf(ctx, plan, token, diags)
+	probe := r.data.members.SharedProbe(ctx, name, conn)
 	if probe.Ready {
+		if prior != nil {
+			r.refuseOtherCluster(ctx, name, conn, diags)
+		}
 		return
 	}
 	at := probeFailureAttribute(probe.Reason, plan, writeOnly)
 	diags.AddAttributeError(at, fmt.Sprintf("Cluster %q is not ready", name),
 		fmt.Sprintf("The plan probed the cluster with the planned endpoint, CA and credentials: %s (%s).\n\nFix %s, or set "+
 			"require_ready = false to register the cluster anyway.", probe.Message, probe.Reason, at))
+}
+
+// refuseOtherCluster fails the plan of a changed registration whose planned
+// endpoint and credentials reach another cluster than the one registered
+// under this name: the host recorded that cluster's identity, and the
+// member that answers now has another. Objects placed on the name would
+// land on a cluster their plans never saw.
+func (r *federationClusterResource) refuseOtherCluster(ctx context.Context, name string, conn member.Connection, diags *diag.Diagnostics) {
+	snapshot, err := r.data.snapshot(ctx)
+	if err != nil {
+		return
+	}
+	registered, ok := snapshot.Cluster(name)
+	if !ok || registered.Identity == "" {
+		return
+	}
+	answered, err := member.Identity(ctx, name, conn)
+	if err != nil {
+		tflog.Debug(ctx, "cannot read the member's identity", map[string]any{"cluster": name, "error": err.Error()})
+		return
+	}
+	if !member.OtherCluster(registered.Identity, answered) {
+		return
+	}
+	diags.AddAttributeError(path.Root("api_endpoint"), fmt.Sprintf("Cluster %q answers as another cluster", name),
+		fmt.Sprintf("The plan probed %s with the planned endpoint, CA and credentials: it is healthy, but its kube-system namespace has "+
+			"UID %s, where the cluster registered as %q had %s. Fix api_endpoint (or the credentials) to reach the same cluster. To "+
+			"move the name to another cluster on purpose, destroy this registration first (terraform destroy -target=<this "+
+			"resource's address>) and apply, or set require_ready = false for the apply that moves it.",
+			conn.APIEndpoint, answered, name, registered.Identity))
 }
 
 // connectionKnown reports whether every setting that reaches the member is
@@ -717,9 +751,12 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		return
 	}
 
-	probe := r.probeWhile(ctx, cluster, how, diags)
+	probe, identity := r.probeWhile(ctx, cluster, how, diags)
 	if diags.HasError() {
 		return
+	}
+	if probe.Ready {
+		cluster.Identity = identity
 	}
 	if plan.RequireReady.ValueBool() && !probe.Ready {
 		diags.AddAttributeError(path.Root("api_endpoint"), fmt.Sprintf("Cluster %q is not ready", cluster.Name),
@@ -755,19 +792,27 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 	setHealth(plan, health)
 }
 
-// probeWhile probes the member while how's check of the host runs, and
-// returns the probe once both are done.
-func (r *federationClusterResource) probeWhile(ctx context.Context, c registry.Cluster, how registration, diags *diag.Diagnostics) member.ProbeResult {
+// probeWhile probes the member, and reads its identity, while how's check
+// of the host runs, and returns both once all are done. An identity that
+// cannot be read is left empty: the registration records none.
+func (r *federationClusterResource) probeWhile(ctx context.Context, c registry.Cluster, how registration, diags *diag.Diagnostics) (member.ProbeResult, string) {
 	var wg sync.WaitGroup
 	if how.check != nil {
 		wg.Go(func() { how.check(ctx, diags) })
 	}
+	var identity string
+	wg.Go(func() {
+		var err error
+		if identity, err = member.Identity(ctx, c.Name, c.Connection); err != nil {
+			tflog.Debug(ctx, "cannot read the member's identity", map[string]any{"cluster": c.Name, "error": err.Error()})
+		}
+	})
 	probe := r.probe(ctx, c, how.joined)
 	wg.Wait()
 	tflog.Debug(ctx, "probed member cluster", map[string]any{
 		"cluster": c.Name, "endpoint": c.Connection.APIEndpoint, "reason": probe.Reason,
 	})
-	return probe
+	return probe, identity
 }
 
 // joinSettle bounds how long a probe may find a token just joined not

@@ -43,6 +43,9 @@ type Cluster struct {
 	// Grants are what the federation may write on the member: limited to
 	// the join's federated types for a cluster registered with join.
 	Grants Grants
+	// Identity is the UID of the member's kube-system namespace as its
+	// registration read it; empty when it could not.
+	Identity string
 
 	// recorded is the status the host held when the cluster was read:
 	// a probe written over it keeps the transition times of conditions
@@ -147,10 +150,7 @@ func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
 // applyClusterObject writes c's KubeFedCluster and returns it as the host
 // holds it after the write, with the status it had.
 func (r *Registry) applyClusterObject(ctx context.Context, c Cluster) (*Cluster, error) {
-	meta := metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace, Labels: c.Labels}
-	if granted, ok := c.Grants.annotation(); ok {
-		meta.Annotations = map[string]string{GrantedTypesAnnotation: granted}
-	}
+	meta := metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace, Labels: c.Labels, Annotations: clusterAnnotations(c)}
 	obj, err := toUnstructured(&kubeFedCluster{
 		TypeMeta:   typeMeta(KubeFedClusterResource.GroupVersion(), "KubeFedCluster"),
 		ObjectMeta: meta,
@@ -398,6 +398,7 @@ func clusterFromObject(u *unstructured.Unstructured) (*Cluster, error) {
 		},
 		Health:   healthOf(obj.Status),
 		Grants:   grantsOf(obj.Annotations),
+		Identity: obj.Annotations[IdentityAnnotation],
 		recorded: obj.Status,
 	}
 	return c, nil
