@@ -74,6 +74,19 @@ func TestAccFederatedObject_destroyAfterRegistrationDeletedByHand(t *testing.T) 
 	cleanupObjectTest(t, prefix, ns)
 	berlin := prefix + "-berlin"
 	config := registrationDeletedConfig(t, prefix, ns)
+	removed := func(*terraform.State) error {
+		if err := checkMemberAbsent(t, "berlin", configMapsGVR, ns, "settings")(nil); err != nil {
+			return fmt.Errorf("the destroy left the object on the cluster whose registration was deleted: %w", err)
+		}
+		if err := checkNamespaceGoing(t, "berlin", ns); err != nil {
+			return err
+		}
+		_, err := newHostClients(t).kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), berlin+"-credentials", metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the host still holds Secret %s-credentials (err %v)", berlin, err)
+		}
+		return nil
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -82,25 +95,13 @@ func TestAccFederatedObject_destroyAfterRegistrationDeletedByHand(t *testing.T) 
 				Check:  checkMemberField(t, "berlin", configMapsGVR, ns, "settings", "blue", "data", "color"),
 			},
 			{
-				PreConfig:          func() { deleteRegistrationByHand(t, berlin, false) },
-				Config:             config,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
+				PreConfig: func() { deleteRegistrationByHand(t, berlin, false) },
+				Config:    config,
+				Destroy:   true,
+				Check:     removed,
 			},
 		},
-		CheckDestroy: func(*terraform.State) error {
-			if err := checkMemberAbsent(t, "berlin", configMapsGVR, ns, "settings")(nil); err != nil {
-				return fmt.Errorf("the destroy left the object on the cluster whose registration was deleted: %w", err)
-			}
-			if err := checkNamespaceGoing(t, "berlin", ns); err != nil {
-				return err
-			}
-			_, err := newHostClients(t).kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), berlin+"-credentials", metav1.GetOptions{})
-			if !apierrors.IsNotFound(err) {
-				return fmt.Errorf("the host still holds Secret %s-credentials (err %v)", berlin, err)
-			}
-			return nil
-		},
+		CheckDestroy: removed,
 	})
 }
 

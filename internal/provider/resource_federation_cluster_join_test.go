@@ -503,7 +503,7 @@ func TestAccFederationCluster_joinMissingRule(t *testing.T) {
 	cleanupJoin(t, "berlin", names)
 	joined := acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, cluster, "kubefed_federated_type.namespaces.name", "")
 	refused := acctest.ErrorMatching(`Cluster "jmr-berlin" does not grant type "configmaps"`,
-		`ConfigMap `+ns+`/settings is placed on cluster "jmr-berlin"`, "join.federated_types (namespaces)",
+		`configmaps `+ns+`/settings is placed on cluster "jmr-berlin"`, "join.federated_types (namespaces)",
 		`Add "configmaps"`, "to join.federated_types")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
