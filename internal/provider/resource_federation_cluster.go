@@ -26,6 +26,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
 var (
@@ -260,30 +261,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		unknownHealth(ctx, resp)
 	}
 	if snapshot != nil && !plan.Name.IsUnknown() {
-		if prior != nil && prior.Name.ValueString() != plan.Name.ValueString() {
-			snapshot.PlanRemoval(prior.Name.ValueString())
-		}
-		labels := map[string]string{}
-		labelsKnown := !plan.Labels.IsUnknown()
-		if labelsKnown {
-			resp.Diagnostics.Append(plan.Labels.ElementsAs(ctx, &labels, false)...)
-			if resp.Diagnostics.HasError() {
-				labelsKnown = false
-			}
-		}
-		if changed {
-			name := plan.Name.ValueString()
-			var before map[string]string
-			if was, ok := snapshot.Cluster(name); ok && !was.Planned {
-				before = was.Labels
-			}
-			snapshot.PlanCluster(name, labels, labelsKnown)
-			grants, known := grantsOf(ctx, &plan, &resp.Diagnostics)
-			snapshot.PlanGrants(name, grants, known)
-			if labelsKnown {
-				r.warnPlannedBefore(name, before, labels, &resp.Diagnostics)
-			}
-		}
+		r.planInRun(ctx, snapshot, &plan, prior, changed, &resp.Diagnostics)
 	}
 	if prior == nil && !plan.Name.IsUnknown() {
 		name := plan.Name.ValueString()
@@ -293,6 +271,38 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"),
 			types.StringValue(registry.SecretNameFor(name)))...)
+	}
+}
+
+// planInRun records the planned registration in the run's snapshot: its
+// labels and grants, for the objects planned after it, and the removal of
+// its former name.
+func (r *federationClusterResource) planInRun(ctx context.Context, snapshot *runstate.Snapshot, plan, prior *federationClusterModel,
+	changed bool, diags *diag.Diagnostics) {
+	if prior != nil && prior.Name.ValueString() != plan.Name.ValueString() {
+		snapshot.PlanRemoval(prior.Name.ValueString())
+	}
+	labels := map[string]string{}
+	labelsKnown := !plan.Labels.IsUnknown()
+	if labelsKnown {
+		diags.Append(plan.Labels.ElementsAs(ctx, &labels, false)...)
+		if diags.HasError() {
+			labelsKnown = false
+		}
+	}
+	if !changed {
+		return
+	}
+	name := plan.Name.ValueString()
+	var before map[string]string
+	if was, ok := snapshot.Cluster(name); ok && !was.Planned {
+		before = was.Labels
+	}
+	snapshot.PlanCluster(name, labels, labelsKnown)
+	grants, known := grantsOf(ctx, plan, diags)
+	snapshot.PlanGrants(name, grants, known)
+	if labelsKnown {
+		r.warnPlannedBefore(name, before, labels, diags)
 	}
 }
 
