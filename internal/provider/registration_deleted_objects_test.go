@@ -83,7 +83,7 @@ func TestAccFederatedObject_destroyAfterRegistrationDeletedByHand(t *testing.T) 
 		}
 		_, err := newHostClients(t).kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), berlin+"-credentials", metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("the host still holds Secret %s-credentials (err %v)", berlin, err)
+			return fmt.Errorf("the host still holds Secret %s-credentials (err %w)", berlin, err)
 		}
 		return nil
 	}
