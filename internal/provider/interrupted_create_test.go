@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
@@ -97,4 +99,56 @@ resource "kubefed_federated_object" %q {
 		"written by field manager terraform-provider-kubefed").MatchString(out) {
 		t.Fatalf("a second create of a finished record was not refused, naming who wrote it:\n%s", out)
 	}
+}
+
+// A create that fails on one cluster leaves its host record unfinished and
+// the object tainted; fixed in the configuration before the next apply,
+// the tainted object's replacement is of other content than the record,
+// and takes it over all the same: the refresh shows the record is the
+// state's own.
+func TestAccInterruptedCreate_taintedReplacedWithOtherContent(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "icr-taint", uniqueName("icr-taint")
+	cleanupObjectTest(t, prefix, ns)
+	restartAfterTest(t, "berlin")
+	berlin := prefix + "-berlin"
+	base := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns)
+	config := func(color string) string {
+		return base + fmt.Sprintf(`
+resource "kubefed_federated_object" "cm" {
+  type       = kubefed_federated_type.configmaps.name
+  template   = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = %q }, data = { color = %q } })
+  placement  = { clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.berlin.name] }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, ns, color)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: base},
+			{
+				// berlin goes down between plan and apply of the create.
+				Config:           config("blue"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{stopAtPlan{t: t, member: "berlin"}}},
+				ExpectError:      acctest.ErrorMatching("failed on 1 cluster(s)", `cluster "`+berlin+`" (CreationFailed)`),
+			},
+			{
+				PreConfig: func() {
+					if err := acctest.Lab(t).Start(context.Background(), "berlin"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("green"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionDestroyBeforeCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					checkMemberField(t, "san-francisco", configMapsGVR, ns, "c", "green", "data", "color"),
+					checkMemberField(t, "berlin", configMapsGVR, ns, "c", "green", "data", "color"),
+				),
+			},
+		},
+	})
 }
