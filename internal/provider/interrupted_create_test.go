@@ -110,15 +110,15 @@ func TestAccInterruptedCreate_taintedReplacedWithOtherContent(t *testing.T) {
 	acctest.Lab(t)
 	prefix, ns := "icr-taint", uniqueName("icr-taint")
 	cleanupObjectTest(t, prefix, ns)
-	restartAfterTest(t, "berlin")
-	berlin := prefix + "-berlin"
+	restartAfterTest(t, "new-york")
+	ny := prefix + "-ny"
 	base := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns)
 	config := func(color string) string {
 		return base + fmt.Sprintf(`
 resource "kubefed_federated_object" "cm" {
   type       = kubefed_federated_type.configmaps.name
   template   = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = %q }, data = { color = %q } })
-  placement  = { clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.berlin.name] }
+  placement  = { clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name] }
   depends_on = [kubefed_federated_object.ns]
 }
 `, ns, color)
@@ -128,14 +128,14 @@ resource "kubefed_federated_object" "cm" {
 		Steps: []resource.TestStep{
 			{Config: base},
 			{
-				// berlin goes down between plan and apply of the create.
+				// new-york goes down between plan and apply of the create.
 				Config:           config("blue"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{stopAtPlan{t: t, member: "berlin"}}},
-				ExpectError:      acctest.ErrorMatching("failed on 1 cluster(s)", `cluster "`+berlin+`" (CreationFailed)`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{stopAtPlan{t: t, member: "new-york"}}},
+				ExpectError:      acctest.ErrorMatching("failed on 1 cluster(s)", `cluster "`+ny+`" (CreationFailed)`),
 			},
 			{
 				PreConfig: func() {
-					if err := acctest.Lab(t).Start(context.Background(), "berlin"); err != nil {
+					if err := acctest.Lab(t).Start(context.Background(), "new-york"); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -146,7 +146,7 @@ resource "kubefed_federated_object" "cm" {
 				},
 				Check: resource.ComposeTestCheckFunc(
 					checkMemberField(t, "san-francisco", configMapsGVR, ns, "c", "green", "data", "color"),
-					checkMemberField(t, "berlin", configMapsGVR, ns, "c", "green", "data", "color"),
+					checkMemberField(t, "new-york", configMapsGVR, ns, "c", "green", "data", "color"),
 				),
 			},
 		},
