@@ -171,8 +171,16 @@ func (w *Workspace) Command(args ...string) *exec.Cmd {
 // Run runs the CLI and returns its exit code and combined output.
 func (w *Workspace) Run(args ...string) (int, string) {
 	w.t.Helper()
+	return w.RunWith(nil, args...)
+}
+
+// RunWith is Run with env ("NAME=value") added to the environment of the
+// CLI and so of the provider it starts.
+func (w *Workspace) RunWith(env []string, args ...string) (int, string) {
+	w.t.Helper()
 	var out bytes.Buffer
 	cmd := w.Command(args...)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	var exit *exec.ExitError

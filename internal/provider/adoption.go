@@ -32,12 +32,17 @@ func refuseExisting(ctx context.Context, lookup hostLookup, what, importID strin
 	case err != nil:
 		diags.AddAttributeError(at, "Cannot check the host", fmt.Sprintf("Before creating %s: %v", what, err))
 	default:
-		diags.AddAttributeError(at, "Already exists in the host",
-			fmt.Sprintf("%s exists already: another resource, another workspace or KubeFed manages it, and creating it "+
-				"here would take it over. To manage it with this resource, import it (terraform import <this resource's address> %s, "+
-				"or an import block with id = %q) instead of creating it; otherwise give this one another name.",
-				what, importID, importID))
+		diags.AddAttributeError(at, "Already exists in the host", existsMessage(what+" exists already", importID))
 	}
+}
+
+// existsMessage says, after found (what the host holds), why a create does
+// not take it over and how to manage it instead.
+func existsMessage(found, importID string) string {
+	return fmt.Sprintf("%s: another resource, another workspace or KubeFed manages it, and creating it "+
+		"here would take it over. To manage it with this resource, import it (terraform import <this resource's address> %s, "+
+		"or an import block with id = %q) instead of creating it; otherwise give this one another name.",
+		found, importID, importID)
 }
 
 // checkedAtPlan reports whether a create's plan can ask the host: its
@@ -52,7 +57,8 @@ func (d *providerData) checkedAtPlan(identityKnown bool) bool {
 // notes what it planned (plannedFromStateNote), and a create that finds the
 // note for its own object is the create half of a replacement: what it
 // finds in the host is its own. (A tainted object is planned as a plain create, without the
-// note; its host object carries the incomplete-create mark instead.)
+// note; its host object carries the incomplete-create mark instead, and the
+// refresh of this run read it.)
 
 // claimCreate fails the create of an object another resource of this run
 // creates too.

@@ -313,8 +313,9 @@ func (r *federatedObjectResource) removeFromMembers(ctx context.Context, in *obj
 		}
 		m, err := r.member(snapshot, cluster)
 		if errors.Is(err, errNotRegistered) {
-			diags.AddWarning(fmt.Sprintf("Cluster %q is no longer registered", cluster),
-				fmt.Sprintf("%s stays on cluster %q: the cluster left the registry.", in.object, cluster))
+			m, err = r.unregisteredMember(ctx, in, cluster, diags)
+		}
+		if errors.Is(err, errNotRegistered) {
 			continue
 		}
 		if err != nil {
@@ -330,6 +331,32 @@ func (r *federatedObjectResource) removeFromMembers(ctx context.Context, in *obj
 	if err := propagation.Errors(results); err != nil {
 		diags.AddError(fmt.Sprintf("Cannot remove %s from every cluster", in.object), err.Error())
 	}
+}
+
+// unregisteredMember reaches, for a removal, a cluster the host no longer
+// registers, with the endpoint and credentials its Secret still records (a
+// KubeFedCluster deleted by hand). When nothing is left to reach it, the
+// object stays there, and the warning says so and what to do.
+func (r *federatedObjectResource) unregisteredMember(ctx context.Context, in *objectInputs, cluster string, diags *diag.Diagnostics) (propagation.Member, error) {
+	reg, err := r.data.registry(ctx)
+	var c *registry.Cluster
+	if err == nil {
+		c, err = reg.UnregisteredCluster(ctx, cluster)
+	}
+	if err != nil {
+		diags.AddWarning(fmt.Sprintf("%s stays on cluster %q", in.object, cluster),
+			fmt.Sprintf("Cluster %q is no longer registered, and the host holds no credential Secret that records how to reach it "+
+				"(%v), so %s is left there. Remove it on the cluster by hand, or register the cluster again and destroy once more.",
+				cluster, err, in.object))
+		return propagation.Member{}, errNotRegistered
+	}
+	tflog.Info(ctx, "removing the object from a cluster that is no longer registered, with the credentials its Secret holds",
+		map[string]any{"cluster": cluster, "secret": c.SecretName, "object": in.object.String()})
+	clients, err := r.data.members.Clients(cluster, c.Connection)
+	if err != nil {
+		return propagation.Member{}, err
+	}
+	return propagation.Member{Name: cluster, Clients: clients, Reads: r.data.reads}, nil
 }
 
 func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) {

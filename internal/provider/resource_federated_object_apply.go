@@ -160,7 +160,8 @@ func (r *federatedObjectResource) startSpecWrite(ctx context.Context, in *object
 	return done
 }
 
-// writeSpec writes the spec of the object's Federated<Kind>. Its host
+// writeSpec writes the spec of the object's Federated<Kind>, a create's
+// marked as unfinished with the digest of what it writes. Its host
 // namespace is made sure of, once per run, only when the write finds it
 // missing: a namespace that exists costs no round trip.
 func (r *federatedObjectResource) writeSpec(ctx context.Context, in *objectInputs, incomplete bool) error {
@@ -169,15 +170,22 @@ func (r *federatedObjectResource) writeSpec(ctx context.Context, in *objectInput
 		return err
 	}
 	host := in.hostObject(nil)
-	host.Incomplete = incomplete
+	if incomplete {
+		host.Incomplete = true
+		if host.CreatedFrom, err = registry.ContentDigest(host); err != nil {
+			return err
+		}
+	}
 	err = reg.ApplyFederatedSpec(ctx, in.ft, host)
-	if !registry.IsNamespaceMissing(err, host.Namespace) {
-		return err
+	if registry.IsNamespaceMissing(err, host.Namespace) {
+		if err = r.data.run.EnsureNamespace(ctx, host.Namespace, reg.EnsureObjectNamespace); err == nil {
+			err = reg.ApplyFederatedSpec(ctx, in.ft, host)
+		}
 	}
-	if err := r.data.run.EnsureNamespace(ctx, host.Namespace, reg.EnsureObjectNamespace); err != nil {
-		return err
+	if err == nil && incomplete {
+		exitAfterHostWrite(in.id)
 	}
-	return reg.ApplyFederatedSpec(ctx, in.ft, host)
+	return err
 }
 
 // recordInHost completes the Federated<Kind> once the members answered:

@@ -121,29 +121,6 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 // objectKey names a federated object among the run's replacements.
 func objectKey(id string) string { return "FederatedObject/" + id }
 
-// refuseExisting fails a create of an object whose Federated<Kind> the host
-// holds, unless that record is of a create that failed on some clusters:
-// the object is being replaced.
-func (r *federatedObjectResource) refuseExisting(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) {
-	namespace, name := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-	lookup := func(ctx context.Context) error {
-		reg, err := r.data.registry(ctx)
-		if err != nil {
-			return err
-		}
-		fo, err := reg.FindFederatedObject(ctx, in.ft, namespace, name)
-		if err == nil && fo.Incomplete {
-			return registry.ErrNotFound
-		}
-		return err
-	}
-	what := in.ft.Federated.Kind + " " + name
-	if namespace != "" {
-		what = in.ft.Federated.Kind + " " + namespace + "/" + name
-	}
-	refuseExisting(ctx, lookup, what, in.id, in.templateAt, diags)
-}
-
 // unknownReason says why placement and rendering wait for apply, or is
 // empty when they can be planned now.
 func (r *federatedObjectResource) unknownReason(configKnown bool) string {
@@ -294,6 +271,9 @@ func (r *federatedObjectResource) desired(ctx context.Context, in *objectInputs,
 				"member clusters until propagation is enabled again.", in.ft.Name(), in.object))
 		return planned{placed: sortedKeys(prior), rendered: maps.Clone(prior), objects: map[string][]byte{}}
 	}
+	if refuseUngranted(in, view, placed, diags); diags.HasError() {
+		return planned{}
+	}
 	out := r.renderPlaced(ctx, in, view, placed, prior, planning, diags)
 	if planning && in.seen == nil && in.placementSet && in.placement.Clusters == nil {
 		out.fresh = registeredInRun(view, placed)
@@ -339,6 +319,45 @@ func (r *federatedObjectResource) place(in *objectInputs, view candidates, diags
 		placed = []string{}
 	}
 	return placed, true
+}
+
+// ungranted names, sorted, the placed clusters registered with join whose
+// federated types do not include typeName: their members refuse to write
+// the object. A cluster whose join's types are known at apply only is not
+// named.
+func ungranted(typeName string, placed []string, clusters map[string]runstate.Cluster) []string {
+	var out []string
+	for _, name := range placed {
+		c, ok := clusters[name]
+		if ok && !c.GrantsUnknown && !c.Grants.Allows(typeName) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// refuseUngranted fails the plan of an object placed on a joined cluster
+// that does not grant its type, before anything is written: the member
+// would refuse the write with a 403 at apply.
+func refuseUngranted(in *objectInputs, view candidates, placed []string, diags *diag.Diagnostics) {
+	typeName := in.ft.Name()
+	for _, name := range ungranted(typeName, placed, view.byName) {
+		granted := view.byName[name].Grants.Types
+		diags.AddAttributeError(path.Root("type"), fmt.Sprintf("Cluster %q does not grant type %q", name, typeName),
+			fmt.Sprintf("%s is placed on cluster %q, which is registered with join and grants the federation only the types of its "+
+				"join.federated_types (%s): its member would refuse to write the object. Add %q (kubefed_federated_type.<name>.name) "+
+				"to join.federated_types of the kubefed_federation_cluster named %q, or leave the cluster out of the placement.",
+				in.object, name, grantedList(granted), typeName, name))
+	}
+}
+
+// grantedList is a join's federated types in a message.
+func grantedList(types []string) string {
+	if len(types) == 0 {
+		return "none"
+	}
+	return strings.Join(types, ", ")
 }
 
 // renderPlaced renders the object for each placed cluster, freezing the

@@ -69,6 +69,8 @@ func (r *federatedObjectResource) read(ctx context.Context, req resource.ReadReq
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	// A tainted object is planned as a create, which finds this record.
+	r.data.run.MarkHeld(objectKey(state.ID.ValueString()))
 	if resp.Diagnostics.Append(memberDiags...); !ok {
 		return
 	}

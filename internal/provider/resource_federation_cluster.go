@@ -26,6 +26,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
 var (
@@ -278,28 +279,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		unknownHealth(ctx, resp)
 	}
 	if snapshot != nil && !plan.Name.IsUnknown() {
-		if prior != nil && prior.Name.ValueString() != plan.Name.ValueString() {
-			snapshot.PlanRemoval(prior.Name.ValueString())
-		}
-		labels := map[string]string{}
-		labelsKnown := !plan.Labels.IsUnknown()
-		if labelsKnown {
-			resp.Diagnostics.Append(plan.Labels.ElementsAs(ctx, &labels, false)...)
-			if resp.Diagnostics.HasError() {
-				labelsKnown = false
-			}
-		}
-		if changed {
-			name := plan.Name.ValueString()
-			var before map[string]string
-			if was, ok := snapshot.Cluster(name); ok && !was.Planned {
-				before = was.Labels
-			}
-			snapshot.PlanCluster(name, labels, labelsKnown)
-			if labelsKnown {
-				r.warnPlannedBefore(name, before, labels, &resp.Diagnostics)
-			}
-		}
+		r.planInRun(ctx, snapshot, &plan, prior, changed, &resp.Diagnostics)
 	}
 	if prior == nil && !plan.Name.IsUnknown() {
 		name := plan.Name.ValueString()
@@ -309,6 +289,38 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.Name)...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"),
 			types.StringValue(registry.SecretNameFor(name)))...)
+	}
+}
+
+// planInRun records the planned registration in the run's snapshot: its
+// labels and grants, for the objects planned after it, and the removal of
+// its former name.
+func (r *federationClusterResource) planInRun(ctx context.Context, snapshot *runstate.Snapshot, plan, prior *federationClusterModel,
+	changed bool, diags *diag.Diagnostics) {
+	if prior != nil && prior.Name.ValueString() != plan.Name.ValueString() {
+		snapshot.PlanRemoval(prior.Name.ValueString())
+	}
+	labels := map[string]string{}
+	labelsKnown := !plan.Labels.IsUnknown()
+	if labelsKnown {
+		diags.Append(plan.Labels.ElementsAs(ctx, &labels, false)...)
+		if diags.HasError() {
+			labelsKnown = false
+		}
+	}
+	if !changed {
+		return
+	}
+	name := plan.Name.ValueString()
+	var before map[string]string
+	if was, ok := snapshot.Cluster(name); ok && !was.Planned {
+		before = was.Labels
+	}
+	snapshot.PlanCluster(name, labels, labelsKnown)
+	grants, known := grantsOf(ctx, plan, diags)
+	snapshot.PlanGrants(name, grants, known)
+	if labelsKnown {
+		r.warnPlannedBefore(name, before, labels, diags)
 	}
 }
 
@@ -329,14 +341,48 @@ func (r *federationClusterResource) probeAtPlan(ctx context.Context, config tfsd
 		return
 	}
 	name := plan.Name.ValueString()
-	probe := r.data.members.SharedProbe(ctx, name, connectionOf(ctx, plan, creds, diags))
+	conn := connectionOf(ctx, plan, creds, diags)
+	probe := r.data.members.SharedProbe(ctx, name, conn)
 	if probe.Ready {
+		if prior != nil {
+			r.refuseOtherCluster(ctx, name, conn, diags)
+		}
 		return
 	}
 	at := probeFailureAttribute(probe.Reason, plan, creds.tokenWriteOnly)
 	diags.AddAttributeError(at, fmt.Sprintf("Cluster %q is not ready", name),
 		fmt.Sprintf("The plan probed the cluster with the planned endpoint, CA and credentials: %s (%s).\n\nFix %s, or set "+
 			"require_ready = false to register the cluster anyway.", probe.Message, probe.Reason, at))
+}
+
+// refuseOtherCluster fails the plan of a changed registration whose planned
+// endpoint and credentials reach another cluster than the one registered
+// under this name: the host recorded that cluster's identity, and the
+// member that answers now has another. Objects placed on the name would
+// land on a cluster their plans never saw.
+func (r *federationClusterResource) refuseOtherCluster(ctx context.Context, name string, conn member.Connection, diags *diag.Diagnostics) {
+	snapshot, err := r.data.snapshot(ctx)
+	if err != nil {
+		return
+	}
+	registered, ok := snapshot.Cluster(name)
+	if !ok || registered.Identity == "" {
+		return
+	}
+	answered, err := member.Identity(ctx, name, conn)
+	if err != nil {
+		tflog.Debug(ctx, "cannot read the member's identity", map[string]any{"cluster": name, "error": err.Error()})
+		return
+	}
+	if !member.OtherCluster(registered.Identity, answered) {
+		return
+	}
+	diags.AddAttributeError(path.Root("api_endpoint"), fmt.Sprintf("Cluster %q answers as another cluster", name),
+		fmt.Sprintf("The plan probed %s with the planned endpoint, CA and credentials: it is healthy, but its kube-system namespace has "+
+			"UID %s, where the cluster registered as %q had %s. Fix api_endpoint (or the credentials) to reach the same cluster. To "+
+			"move the name to another cluster on purpose, destroy this registration first (terraform destroy -target=<this "+
+			"resource's address>) and apply, or set require_ready = false for the apply that moves it.",
+			conn.APIEndpoint, answered, name, registered.Identity))
 }
 
 // connectionKnown reports whether every setting that reaches the member is
@@ -743,14 +789,18 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		SecretName: plan.SecretName.ValueString(),
 		Connection: connectionOf(ctx, plan, how.creds, diags),
 	}
+	cluster.Grants, _ = grantsOf(ctx, plan, diags)
 	diags.Append(plan.Labels.ElementsAs(ctx, &cluster.Labels, false)...)
 	if diags.HasError() {
 		return
 	}
 
-	probe := r.probeWhile(ctx, cluster, how, diags)
+	probe, identity := r.probeWhile(ctx, cluster, how, diags)
 	if diags.HasError() {
 		return
+	}
+	if probe.Ready {
+		cluster.Identity = identity
 	}
 	if plan.RequireReady.ValueBool() && !probe.Ready {
 		diags.AddAttributeError(path.Root("api_endpoint"), fmt.Sprintf("Cluster %q is not ready", cluster.Name),
@@ -786,19 +836,27 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 	setHealth(plan, health)
 }
 
-// probeWhile probes the member while how's check of the host runs, and
-// returns the probe once both are done.
-func (r *federationClusterResource) probeWhile(ctx context.Context, c registry.Cluster, how registration, diags *diag.Diagnostics) member.ProbeResult {
+// probeWhile probes the member, and reads its identity, while how's check
+// of the host runs, and returns both once all are done. An identity that
+// cannot be read is left empty: the registration records none.
+func (r *federationClusterResource) probeWhile(ctx context.Context, c registry.Cluster, how registration, diags *diag.Diagnostics) (member.ProbeResult, string) {
 	var wg sync.WaitGroup
 	if how.check != nil {
 		wg.Go(func() { how.check(ctx, diags) })
 	}
+	var identity string
+	wg.Go(func() {
+		var err error
+		if identity, err = member.Identity(ctx, c.Name, c.Connection); err != nil {
+			tflog.Debug(ctx, "cannot read the member's identity", map[string]any{"cluster": c.Name, "error": err.Error()})
+		}
+	})
 	probe := r.probe(ctx, c, how.joined)
 	wg.Wait()
 	tflog.Debug(ctx, "probed member cluster", map[string]any{
 		"cluster": c.Name, "endpoint": c.Connection.APIEndpoint, "reason": probe.Reason,
 	})
-	return probe
+	return probe, identity
 }
 
 // joinSettle bounds how long a probe may find a token just joined not

@@ -25,6 +25,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 // The join: admin access to a member, used at apply only, to create there
@@ -91,8 +92,9 @@ func joinSchema() schema.SingleNestedAttribute {
 			"federated_types": schema.SetAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "Names of the FederatedTypeConfigs (`kubefed_federated_type.<name>.name`) whose objects the federation may read, write and delete on the member: one rule of the ClusterRole each. Adding a type updates the ClusterRole in place.",
-				Validators:  []validator.Set{setvalidator.ValueStringsAre(stringvalidator.RegexMatches(federatedTypeName, msgFederatedTypeRef))},
+				Description: "Names of the FederatedTypeConfigs (`kubefed_federated_type.<name>.name`) whose objects the federation may read, write and delete on the member: one rule of the ClusterRole each. Adding a type updates the ClusterRole in place. " +
+					"Does not default to the enabled types: left out, none is granted, and the plan of an object of a type not listed placed on the cluster fails.",
+				Validators: []validator.Set{setvalidator.ValueStringsAre(stringvalidator.RegexMatches(federatedTypeName, msgFederatedTypeRef))},
 			},
 		}),
 	}
@@ -209,6 +211,28 @@ func (j *joinModel) typeResources(ctx context.Context, diags *diag.Diagnostics) 
 		out = append(out, member.TypeResourceOf(n))
 	}
 	return out
+}
+
+// grantsOf is what a registration lets the federation write on the member:
+// with join, the types of join.federated_types and no other; without it,
+// whatever the given credentials allow, which the provider does not know.
+// known is false while the join or its types are known at apply only.
+func grantsOf(ctx context.Context, m *federationClusterModel, diags *diag.Diagnostics) (g registry.Grants, known bool) {
+	switch {
+	case m.Join.IsNull():
+		return registry.Grants{}, true
+	case !fullyKnown(m.Join):
+		return registry.Grants{}, false
+	}
+	j := joinOf(ctx, m.Join, diags)
+	if j == nil {
+		return registry.Grants{}, false
+	}
+	g = registry.Grants{Limited: true, Types: []string{}}
+	for _, t := range j.typeResources(ctx, diags) {
+		g.Types = append(g.Types, t.String())
+	}
+	return g, true
 }
 
 // planJoin plans what join decides: api_endpoint and ca_bundle, from the

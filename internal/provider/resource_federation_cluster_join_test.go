@@ -175,16 +175,21 @@ resource "kubefed_federation_cluster" "joined" {
 `, name, acctest.Lab(t).KubeconfigPath(), "berlin", types, extra)
 }
 
-// joinedObjects federates a namespace and a ConfigMap in it to the joined
-// cluster.
-func joinedObjects(ns string) string {
+// joinedNamespace federates a namespace to the joined cluster.
+func joinedNamespace(ns string) string {
 	return fmt.Sprintf(`
 resource "kubefed_federated_object" "ns" {
   type      = kubefed_federated_type.namespaces.name
   template  = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %[1]q } })
   placement = { clusters = [kubefed_federation_cluster.joined.name] }
 }
+`, ns)
+}
 
+// joinedObjects federates a namespace and a ConfigMap in it to the joined
+// cluster.
+func joinedObjects(ns string) string {
+	return joinedNamespace(ns) + fmt.Sprintf(`
 resource "kubefed_federated_object" "cm" {
   type     = kubefed_federated_type.configmaps.name
   template = yamlencode({
@@ -484,9 +489,11 @@ func TestAccFederationCluster_joinLeastPrivilege(t *testing.T) {
 	})
 }
 
-// The join grants only the types it lists: an object of another type fails
-// on the member with a 403 that names the verb, the resource and the
-// cluster.
+// The join grants only the types it lists: the plan of an object of another
+// type placed on the cluster fails before anything is written, naming the
+// cluster, the type and join.federated_types, whether the cluster is
+// joined in the same run (its plan says what it grants) or was joined
+// before (its KubeFedCluster in the host says so).
 func TestAccFederationCluster_joinMissingRule(t *testing.T) {
 	acctest.Lab(t)
 	ns := uniqueName("jmr")
@@ -494,15 +501,45 @@ func TestAccFederationCluster_joinMissingRule(t *testing.T) {
 	cleanupObjectTest(t, "jmr", ns)
 	names := member.NewJoinNames(federationNamespace, cluster, "host")
 	cleanupJoin(t, "berlin", names)
-	config := acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, cluster, "kubefed_federated_type.namespaces.name", "") +
-		joinedObjects(ns)
+	joined := acctest.HostProviderConfig(t) + joinTypes + joinedCluster(t, cluster, "kubefed_federated_type.namespaces.name", "")
+	refused := acctest.ErrorMatching(`Cluster "jmr-berlin" does not grant type "configmaps"`,
+		`configmaps `+ns+`/settings is placed on cluster "jmr-berlin"`, "join.federated_types (namespaces)",
+		`Add "configmaps"`, "to join.federated_types")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: config,
-			ExpectError: acctest.ErrorMatching(`cluster "jmr-berlin"`, "403 Forbidden",
-				`cannot patch resource "configmaps" in API group "" in the namespace "`+ns+`"`),
-		}},
+		Steps: []resource.TestStep{
+			{
+				// Joined in the same run: the cluster's plan grants namespaces only.
+				Config:      joined + joinedObjects(ns),
+				ExpectError: refused,
+			},
+			{
+				PreConfig: func() {
+					if _, err := newHostClients(t).get(kubeFedClusters, federationNamespace, cluster); !apierrors.IsNotFound(err) {
+						t.Fatalf("the refused plan wrote KubeFedCluster %s to the host (err %v)", cluster, err)
+					}
+					if err := checkMemberAbsent(t, "berlin", namespacesGVR, "", ns)(nil); err != nil {
+						t.Fatalf("the refused plan wrote to berlin: %v", err)
+					}
+				},
+				Config: joined + joinedNamespace(ns),
+				Check:  checkMemberField(t, "berlin", namespacesGVR, "", ns, ns, "metadata", "name"),
+			},
+			{
+				// Joined before: the host records what the cluster grants.
+				Config:      joined + joinedObjects(ns),
+				ExpectError: refused,
+			},
+			{
+				PreConfig: func() {
+					if err := checkMemberAbsent(t, "berlin", configMapsGVR, ns, "settings")(nil); err != nil {
+						t.Fatalf("the refused plan wrote to berlin: %v", err)
+					}
+				},
+				Config:   joined + joinedNamespace(ns),
+				PlanOnly: true,
+			},
+		},
 		CheckDestroy: func(*terraform.State) error { return checkUnjoined(t, "berlin", names) },
 	})
 }

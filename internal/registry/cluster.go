@@ -40,6 +40,12 @@ type Cluster struct {
 	SecretName string
 	Connection member.Connection
 	Health     ClusterHealth
+	// Grants are what the federation may write on the member: limited to
+	// the join's federated types for a cluster registered with join.
+	Grants Grants
+	// Identity is the UID of the member's kube-system namespace as its
+	// registration read it; empty when it could not.
+	Identity string
 
 	// recorded is the status the host held when the cluster was read:
 	// a probe written over it keeps the transition times of conditions
@@ -129,7 +135,12 @@ func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
 		data[SecretKeyClientCertificate] = c.Connection.ClientCertificate
 		data[SecretKeyClientKey] = c.Connection.ClientKey
 	}
-	secret := corev1apply.Secret(c.SecretName, r.namespace).WithType(corev1.SecretTypeOpaque).WithData(data)
+	connection, err := connectionAnnotation(c)
+	if err != nil {
+		return fmt.Errorf("recording the connection of cluster %q on its Secret: %w", c.Name, err)
+	}
+	secret := corev1apply.Secret(c.SecretName, r.namespace).WithType(corev1.SecretTypeOpaque).WithData(data).
+		WithAnnotations(map[string]string{SecretConnectionAnnotation: connection})
 	if _, err := r.kubernetes.CoreV1().Secrets(r.namespace).Apply(ctx, secret, r.applyOptions()); err != nil {
 		return fmt.Errorf("writing Secret %s/%s of cluster %q in the host: %w", r.namespace, c.SecretName, c.Name, err)
 	}
@@ -139,9 +150,10 @@ func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
 // applyClusterObject writes c's KubeFedCluster and returns it as the host
 // holds it after the write, with the status it had.
 func (r *Registry) applyClusterObject(ctx context.Context, c Cluster) (*Cluster, error) {
+	meta := metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace, Labels: c.Labels, Annotations: clusterAnnotations(c)}
 	obj, err := toUnstructured(&kubeFedCluster{
 		TypeMeta:   typeMeta(KubeFedClusterResource.GroupVersion(), "KubeFedCluster"),
-		ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace, Labels: c.Labels},
+		ObjectMeta: meta,
 		Spec: kubeFedClusterSpec{
 			APIEndpoint:            c.Connection.APIEndpoint,
 			CABundle:               c.Connection.CABundle,
@@ -385,6 +397,8 @@ func clusterFromObject(u *unstructured.Unstructured) (*Cluster, error) {
 			ProxyURL:               obj.Spec.ProxyURL,
 		},
 		Health:   healthOf(obj.Status),
+		Grants:   grantsOf(obj.Annotations),
+		Identity: obj.Annotations[IdentityAnnotation],
 		recorded: obj.Status,
 	}
 	return c, nil

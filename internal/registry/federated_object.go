@@ -2,6 +2,8 @@ package registry
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -30,14 +32,42 @@ const SelectorOverridesAnnotation = "kubefed.terraform.io/selector-overrides"
 // when the federated object goes.
 const OrphanAnnotation = "kubefed.io/orphan"
 
-// IncompleteCreateAnnotation marks a federated object whose create failed on
-// some clusters: Terraform replaces such an object, and the create of the
-// replacement takes the record over.
+// IncompleteCreateAnnotation marks a Federated<Kind> whose create has not
+// completed, with ContentDigest of what the create wrote: a create that
+// was cut off (the process killed after the host write), or that failed
+// on some clusters. A later create of the same object finds the mark and
+// knows the record for its own. Versions before the digest wrote "true".
+//
+//	who                                  what
+//	the create of kubefed_federated_     writes it with the spec, before any member answers
+//	object (writeSpec)
+//	the same create, once every cluster  removes it: the spec is applied again without it
+//	is written (writeRecord)
+//	a later create's plan and apply      reads it: a record of the same digest is completed, one
+//	(refuseExisting)                     of another digest is taken over only when the run's
+//	                                     state holds the object (a tainted create replaced),
+//	                                     a record without the mark is refused
 const IncompleteCreateAnnotation = "kubefed.terraform.io/incomplete-create"
 
 // ApplicationLabel names, on a Federated<Kind>, the application
 // (kubefed_federated_application) the object belongs to.
 const ApplicationLabel = "kubefed.terraform.io/application"
+
+// ContentDigest is what a create's IncompleteCreateAnnotation holds: a
+// SHA-256 digest of the object's template, placement and overrides, so that
+// a later create tells a record of its own content from another's.
+func ContentDigest(obj FederatedObject) (string, error) {
+	raw, err := json.Marshal(struct {
+		Template  map[string]any            `json:"template"`
+		Placement federation.Placement      `json:"placement"`
+		Overrides []federation.OverrideRule `json:"overrides"`
+	}{obj.Template, obj.Placement, obj.Overrides})
+	if err != nil {
+		return "", fmt.Errorf("digest of %s: %w", objectKey(obj.Namespace, obj.Name), err)
+	}
+	sum := sha256.Sum256(raw)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
 
 // FederatedObject is a Federated<Kind> object of the host, in plain terms.
 type FederatedObject struct {
@@ -53,11 +83,17 @@ type FederatedObject struct {
 	Overrides []federation.OverrideRule
 	// Orphan leaves member objects in place on deletion.
 	Orphan bool
-	// Incomplete marks an object whose create failed on some clusters.
-	Incomplete bool
 	// Application is the name of the application the object belongs to,
 	// recorded as the ApplicationLabel; empty for an object of its own.
 	Application string
+	// Incomplete marks an object whose create has not completed, and
+	// CreatedFrom is the ContentDigest that create wrote ("true" from
+	// versions before the digest).
+	Incomplete  bool
+	CreatedFrom string
+	// Writers are the field managers that wrote the record, sorted, as the
+	// host reports them: who to ask about a record a create did not expect.
+	Writers []string
 	// Status is each cluster's propagation status, KubeFed's status.clusters.
 	Status map[string]string
 	// RemoteStatus is, with status collection, each cluster's own status
@@ -220,7 +256,7 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 		annotations[OrphanAnnotation] = "true"
 	}
 	if obj.Incomplete {
-		annotations[IncompleteCreateAnnotation] = "true"
+		annotations[IncompleteCreateAnnotation] = obj.CreatedFrom
 	}
 	if len(annotations) > 0 {
 		fo.Annotations = annotations
@@ -251,8 +287,8 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 		return nil, err
 	}
 	obj := &FederatedObject{Namespace: fo.Namespace, Name: fo.Name, Template: fo.Spec.Template,
-		Orphan: fo.Annotations[OrphanAnnotation] == "true", Incomplete: fo.Annotations[IncompleteCreateAnnotation] == "true",
-		Application: fo.Labels[ApplicationLabel]}
+		Orphan: fo.Annotations[OrphanAnnotation] == "true", Writers: writersOf(u), Application: fo.Labels[ApplicationLabel]}
+	obj.CreatedFrom, obj.Incomplete = fo.Annotations[IncompleteCreateAnnotation]
 	where := fmt.Sprintf("%s %s", u.GetKind(), objectKey(obj.Namespace, obj.Name))
 	if fo.Spec.Placement.Clusters != nil {
 		obj.Placement.Clusters = []string{}
@@ -305,6 +341,18 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 		}
 	}
 	return obj, nil
+}
+
+// writersOf are the field managers of u's managedFields, sorted, once each.
+func writersOf(u *unstructured.Unstructured) []string {
+	var out []string
+	for _, e := range u.GetManagedFields() {
+		if e.Manager != "" {
+			out = append(out, e.Manager)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // patchesToList turns patches into KubeFed's clusterOverrides, whose values

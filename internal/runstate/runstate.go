@@ -39,6 +39,7 @@ type Run struct {
 	placements map[string]plannedPlacement
 	replacing  map[string]bool
 	creating   map[string]bool
+	held       map[string]bool
 	planned    map[string]registry.FederatedType
 
 	types      sync.Map // name → *foundType
@@ -67,6 +68,7 @@ func New(load Loader) *Run {
 		placements: map[string]plannedPlacement{},
 		replacing:  map[string]bool{},
 		creating:   map[string]bool{},
+		held:       map[string]bool{},
 		planned:    map[string]registry.FederatedType{},
 	}
 }
@@ -250,6 +252,21 @@ func (r *Run) Replacing(id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.replacing[id]
+}
+
+// MarkHeld records that a refresh of this run read the object of that key
+// from the state: the state holds it, whatever the host's record of it says.
+func (r *Run) MarkHeld(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.held[key] = true
+}
+
+// Held reports whether a refresh of this run read the object of that key.
+func (r *Run) Held(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.held[key]
 }
 
 // clone is a defensive copy for labels kept in the snapshot.

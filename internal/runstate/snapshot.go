@@ -29,6 +29,9 @@ type Cluster struct {
 	// InRun is true for a cluster planned or written in this run, by this
 	// provider: its registration is part of what the run does.
 	InRun bool
+	// GrantsUnknown is true when the planned registration's grants (its
+	// join's federated types) are only known at apply.
+	GrantsUnknown bool
 }
 
 // NotInHostYet reports whether this run plans to register the cluster and
@@ -77,6 +80,21 @@ func (s *Snapshot) PlanCluster(name string, labels map[string]string, labelsKnow
 	c.Planned = true
 	c.LabelsKnown = labelsKnown
 	c.InRun = true
+	s.clusters[name] = c
+}
+
+// PlanGrants records what a registration planned in this run lets the
+// federation write on the member; known is false when that is only known
+// at apply.
+func (s *Snapshot) PlanGrants(name string, g registry.Grants, known bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clusters[name]
+	if !ok {
+		return
+	}
+	c.Grants = g
+	c.GrantsUnknown = !known
 	s.clusters[name] = c
 }
 

@@ -66,3 +66,29 @@ func TestRegisteredNamesLeaveOutPlannedRegistrations(t *testing.T) {
 		t.Errorf("registered after the write: %v, want berlin, paris, tokyo", got)
 	}
 }
+
+// A registration planned with join replaces the grants the host recorded
+// for the cluster; one whose types are known at apply only says so, and a
+// cluster the run does not plan keeps the host's.
+func TestSnapshotPlansGrants(t *testing.T) {
+	joined := registry.Grants{Limited: true, Types: []string{"namespaces"}}
+	s := NewSnapshot([]registry.Cluster{{Name: "berlin", Grants: joined}, {Name: "paris", Grants: joined}})
+	s.PlanCluster("berlin", nil, true)
+	s.PlanGrants("berlin", registry.Grants{}, true)
+	s.PlanCluster("tokyo", nil, true)
+	s.PlanGrants("tokyo", registry.Grants{}, false)
+	s.PlanGrants("nowhere", joined, true)
+
+	if berlin, _ := s.Cluster("berlin"); berlin.Grants.Limited || berlin.GrantsUnknown {
+		t.Errorf("berlin planned without join: %+v, want unlimited grants, known", berlin)
+	}
+	if tokyo, _ := s.Cluster("tokyo"); !tokyo.GrantsUnknown {
+		t.Errorf("tokyo's grants are known at apply only: %+v", tokyo)
+	}
+	if paris, _ := s.Cluster("paris"); !paris.Grants.Limited || paris.GrantsUnknown {
+		t.Errorf("paris, not planned: %+v, want the host's grants", paris)
+	}
+	if _, ok := s.Cluster("nowhere"); ok {
+		t.Error("grants of a cluster the run does not know made it a cluster")
+	}
+}
