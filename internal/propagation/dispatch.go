@@ -257,12 +257,6 @@ func newStage(ops []reconcile.Operation, writer Writer, waiter Waiter, maxParall
 	return s
 }
 
-func (s *stage) run(ctx context.Context) []Outcome {
-	s.writes(ctx, func(reconcile.Operation) bool { return true })
-	s.waits(ctx)
-	return s.outcomes()
-}
-
 // writes carries out the stage's writes that kind selects.
 func (s *stage) writes(ctx context.Context, kind func(reconcile.Operation) bool) {
 	opts := Options{MaxParallel: s.maxParallel}

@@ -200,14 +200,14 @@ import {
 	})
 }
 
-// failDeploymentOn breaks the application's Deployment on one cluster
+// failDeploymentOnBerlin breaks the application's Deployment on berlin
 // with the lab's failure switch.
-func failDeploymentOn(cluster string) string {
+func failDeploymentOnBerlin() string {
 	return fmt.Sprintf(`  overrides = [{
     object  = { kind = "Deployment", name = "web" }
-    cluster = kubefed_federation_cluster.%s.name
+    cluster = kubefed_federation_cluster.berlin.name
     patches = [{ op = "add", path = "/spec/template/metadata/labels/%s", value = jsonencode("true") }]
-  }]`, cluster, jsonPointerKey(lab.FailLabel))
+  }]`, jsonPointerKey(lab.FailLabel))
 }
 
 func stagedStrategy(onFailure string) string {
@@ -243,12 +243,12 @@ func TestAccFederatedApplication_stagedStopAndRollback(t *testing.T) {
 				Check:  resource.ComposeTestCheckFunc(checkRunning(t, ns, "nginx:1.27", all...), checkColor("blue", all...)),
 			},
 			{
-				Config:      config("green", "nginx:1.28", stagedStrategy("stop")+failDeploymentOn("berlin")),
+				Config:      config("green", "nginx:1.28", stagedStrategy("stop")+failDeploymentOnBerlin()),
 				ExpectError: regexp.MustCompile(`(?s)berlin.*(rollout|Rollout)`),
 			},
 			{
 				// Stopped after berlin: the others hold the old set.
-				Config:             config("green", "nginx:1.28", stagedStrategy("stop")+failDeploymentOn("berlin")),
+				Config:             config("green", "nginx:1.28", stagedStrategy("stop")+failDeploymentOnBerlin()),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 				Check: resource.ComposeTestCheckFunc(checkColor("blue", others...), checkImage(t, ns, "nginx:1.27", others...),
@@ -262,12 +262,12 @@ func TestAccFederatedApplication_stagedStopAndRollback(t *testing.T) {
 				},
 			},
 			{
-				Config:      config("red", "nginx:1.29", stagedStrategy("rollback")+failDeploymentOn("berlin")),
+				Config:      config("red", "nginx:1.29", stagedStrategy("rollback")+failDeploymentOnBerlin()),
 				ExpectError: regexp.MustCompile(`Rolled back after a failed stage`),
 			},
 			{
 				// berlin has the set of before the failed apply again.
-				Config:             config("red", "nginx:1.29", stagedStrategy("rollback")+failDeploymentOn("berlin")),
+				Config:             config("red", "nginx:1.29", stagedStrategy("rollback")+failDeploymentOnBerlin()),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 				Check:              resource.ComposeTestCheckFunc(checkColor("green", all...), checkImage(t, ns, "nginx:1.28", all...)),
