@@ -60,7 +60,6 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 	plan.Objects = stringList(set.keys())
 	plan.PlacedClusters = stringSet(placed)
 	plan.Rendered = nestedStrings(renderedOf(outs))
-	plan.RolloutPlan = types.ListNull(rolloutPlanType.ElemType)
 	if len(set.objects) > 0 {
 		plan.RolloutPlan = r.objects.plannedOrder(set.objects[0].in, placed, &resp.Diagnostics)
 	} else {

@@ -271,6 +271,7 @@ func (r *federatedApplicationResource) ValidateConfig(ctx context.Context, req r
 	strategyValue, _ := objectStrategy(m.RolloutStrategy)
 	validateRollout(ctx, &federatedObjectModel{Wait: m.Wait, RolloutStrategy: strategyValue}, &resp.Diagnostics)
 	warnPlacementBoth(m.Placement, &resp.Diagnostics)
+	warnNoPlacement(m.Placement, m.ClusterReplicas, &resp.Diagnostics)
 	if !fullyKnown(m.Manifests) || !fullyKnown(m.SensitiveManifests) {
 		return
 	}

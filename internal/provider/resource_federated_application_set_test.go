@@ -1,0 +1,155 @@
+package provider
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+)
+
+func TestRetargetPath(t *testing.T) {
+	o := &appObject{at: path.Root("manifests").AtListIndex(2), rules: []int{3, 5}}
+	tests := []struct {
+		in   path.Path
+		want string
+	}{
+		{path.Root("template"), "manifests[2]"},
+		{path.Root("sensitive_template"), "manifests[2]"},
+		{path.Root("type"), "manifests[2]"},
+		{path.Root("overrides").AtListIndex(1).AtName("patches").AtListIndex(0), "overrides[5].patches[0]"},
+		{path.Root("overrides").AtListIndex(0), "overrides[3]"},
+		{path.Root("overrides").AtListIndex(7), "overrides"},
+		{path.Root("placement").AtName("cluster_selector"), "placement.cluster_selector"},
+		{path.Root("rollout_strategy").AtName("stages"), "rollout_strategy.stages"},
+	}
+	for _, tt := range tests {
+		if got := retargetPath(tt.in, o).String(); got != tt.want {
+			t.Errorf("retargetPath(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRetargetNamesTheObject(t *testing.T) {
+	o := &appObject{key: federation.Key{Version: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "settings"},
+		at: path.Root("manifests").AtListIndex(0)}
+	var d diag.Diagnostics
+	d.AddAttributeError(path.Root("template"), "Invalid template", "metadata.name is required")
+	d.AddWarning("Cluster \"berlin\" is not ready", "ConfigMap shop/settings keeps what berlin holds")
+	out := retarget(d, o)
+	if len(out) != 2 {
+		t.Fatalf("got %d diagnostics", len(out))
+	}
+	if got := out[0].Detail(); got != "ConfigMap shop/settings: metadata.name is required" {
+		t.Errorf("detail = %q", got)
+	}
+	if p := out[0].(diag.DiagnosticWithPath).Path().String(); p != "manifests[0]" {
+		t.Errorf("path = %s", p)
+	}
+	if got := out[1].Detail(); strings.Count(got, "ConfigMap shop/settings") != 1 {
+		t.Errorf("a detail naming the object is named again: %q", got)
+	}
+}
+
+func TestManifestsOf(t *testing.T) {
+	ctx := context.Background()
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: x}\n"
+	secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: x}\n"
+	tests := []struct {
+		name                 string
+		manifests, sensitive []string
+		wantKeys             []string
+		wantErrs             []string
+	}{
+		{name: "both lists, with helm's empty and comment documents",
+			manifests: []string{"---\n# Source: x\n---\n" + cm + "---\n"}, sensitive: []string{secret},
+			wantKeys: []string{"/v1/ConfigMap/x/a", "/v1/Secret/x/s"}},
+		{name: "an object in both lists", manifests: []string{cm}, sensitive: []string{cm},
+			wantErrs: []string{"sensitive_manifests[0]: ConfigMap x/a is in manifests[0] and in sensitive_manifests[0]"}},
+		{name: "a Secret in clear", manifests: []string{secret},
+			wantErrs: []string{"manifests[0]: Secret x/s would show its values in the plan"}},
+		{name: "a document without a name", manifests: []string{cm, "apiVersion: v1\nkind: ConfigMap\n"},
+			wantErrs: []string{"manifests[1]: manifests[1]: element 1, document 0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &federatedApplicationModel{Manifests: listOrNull(tt.manifests), SensitiveManifests: listOrNull(tt.sensitive)}
+			var diags diag.Diagnostics
+			found, _ := manifestsOf(ctx, m, &diags)
+			var keys []string
+			for _, mf := range found {
+				keys = append(keys, mf.Key.String())
+			}
+			var errs []string
+			for _, d := range diags.Errors() {
+				errs = append(errs, d.(diag.DiagnosticWithPath).Path().String()+": "+d.Detail())
+			}
+			if tt.wantErrs == nil && (len(errs) > 0 || strings.Join(keys, ",") != strings.Join(tt.wantKeys, ",")) {
+				t.Fatalf("keys %v, errors %v; want keys %v", keys, errs, tt.wantKeys)
+			}
+			for i, want := range tt.wantErrs {
+				if i >= len(errs) || !strings.HasPrefix(errs[i], want) {
+					t.Errorf("errors %q, want %q first", errs, want)
+				}
+			}
+		})
+	}
+}
+
+func listOrNull(values []string) types.List {
+	if values == nil {
+		return types.ListNull(types.StringType)
+	}
+	return stringList(values)
+}
+
+func TestNestedRendered(t *testing.T) {
+	perObject := map[string]map[string]string{
+		"/v1/ConfigMap/x/a": {"berlin": `{"a":1}`, "new-york": `{"a":2}`},
+		"/v1/Namespace/x":   {"berlin": `{"ns":1}`},
+	}
+	nested := nestedStrings(perObject)
+	m := &federatedApplicationModel{Rendered: nested}
+	back := heldByObject(m)
+	if len(back) != 2 || back["/v1/ConfigMap/x/a"]["new-york"] != `{"a":2}` || back["/v1/Namespace/x"]["berlin"] != `{"ns":1}` {
+		t.Fatalf("round trip: %v", back)
+	}
+	if got := nestedStringsOf(nested)["berlin"]; len(got) != 2 {
+		t.Errorf("berlin holds %v", got)
+	}
+	status := byCluster(map[string]types.Map{"k": types.MapValueMust(types.StringType, map[string]attr.Value{"c": types.StringValue("v")})}, types.StringType)
+	if e := objectEntries(status, "k", types.StringType).Elements()["c"]; e.String() != `"v"` {
+		t.Errorf("objectEntries: %v", e)
+	}
+}
+
+func TestObjectStrategy(t *testing.T) {
+	objType := applicationRolloutStrategyAttribute().GetType().(types.ObjectType)
+	attrs := map[string]attr.Value{}
+	ctx := context.Background()
+	for name, typ := range objType.AttrTypes {
+		v, err := typ.ValueFromTerraform(ctx, tftypes.NewValue(typ.TerraformType(ctx), nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		attrs[name] = v
+	}
+	attrs["on_failure"] = types.StringValue("rollback")
+	v := types.ObjectValueMust(objType.AttrTypes, attrs)
+	got, onFailure := objectStrategy(v)
+	if onFailure != onFailureRollback {
+		t.Errorf("on_failure = %q", onFailure)
+	}
+	if _, has := got.Attributes()["on_failure"]; has {
+		t.Error("the federated object's strategy has on_failure")
+	}
+	if _, onFailure := objectStrategy(types.ObjectNull(objType.AttrTypes)); onFailure != onFailureStop {
+		t.Errorf("default on_failure = %q", onFailure)
+	}
+}
