@@ -3,7 +3,8 @@
 # provider from one `apply`.
 #
 #   scripts/demo.sh up     lab up (with latency), provider built, examples/three-regions
-#                          applied, a table of what each member runs, then a second plan
+#                          applied, a table of what each member runs, then a second plan;
+#                          fails when the apply or the plan prints a warning
 #   scripts/demo.sh down   destroy what the example made and stop the lab
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,21 +16,32 @@ members=(san-francisco new-york berlin)
 source "$root/scripts/cli-config.sh"
 
 # table prints what each member runs, read from the members themselves:
-# the federated objects, and the web Deployment's replicas that are ready
+# the application's objects, and the web Deployment's replicas that are ready
 # (Running and Ready on the member's simulated nodes) out of those it asks
 # for. It gives each rollout a moment to finish first.
 table() {
-  printf '\n%-15s %-55s %s\n' CLUSTER "OBJECTS (managed by the federation)" "READY/REPLICAS"
+  printf '\n%-15s %-60s %s\n' CLUSTER "OBJECTS (managed by the federation)" "READY/REPLICAS"
   for m in "${members[@]}"; do
     local k="$kubectl --kubeconfig $lab_dir/kubeconfig --context $m"
     local objects ready
     $k -n shop rollout status deployment web --timeout=30s >/dev/null 2>&1 || true
-    objects=$($k get namespaces,configmaps,deployments -A -l kubefed.io/managed=true -o name 2>/dev/null | sed 's|\.apps/|/|' | sort | paste -sd, - || true)
+    objects=$($k get namespaces,configmaps,deployments,services -A -l kubefed.io/managed=true -o name 2>/dev/null | sed 's|\.apps/|/|' | sort | paste -sd, - || true)
     ready=$($k -n shop get deployment web -o jsonpath='{.status.readyReplicas}/{.spec.replicas}' 2>/dev/null || echo -)
     # readyReplicas is left out while it is 0.
-    printf '%-15s %-55s %s\n' "$m" "${objects:-"(none)"}" "${ready/#\//0/}"
+    printf '%-15s %-60s %s\n' "$m" "${objects:-"(none)"}" "${ready/#\//0/}"
   done
   echo
+}
+
+# no_warnings fails the demo when the CLI's output in $1 holds a warning:
+# the example is written so that every apply and plan of it is clean.
+no_warnings() {
+  local count
+  count=$(grep -c 'Warning:' "$1" || true)
+  if [ "$count" -gt 0 ]; then
+    echo "== $count warning(s) in the output above: the demo should print none" >&2
+    exit 1
+  fi
 }
 
 case ${1:-up} in
@@ -55,11 +67,13 @@ case ${1:-up} in
     # a new checksum, which that run's lock file would refuse.
     rm -f "$example/.terraform.lock.hcl"
     "$tf" -chdir="$example" init -input=false >/dev/null
-    "$tf" -chdir="$example" apply -auto-approve -input=false -var "kubeconfig=$lab_dir/kubeconfig"
+    "$tf" -chdir="$example" apply -auto-approve -input=false -var "kubeconfig=$lab_dir/kubeconfig" 2>&1 | tee "$lab_dir/demo/apply.log"
+    no_warnings "$lab_dir/demo/apply.log"
     table
     echo "== a second plan right after apply must be empty"
-    "$tf" -chdir="$example" plan -detailed-exitcode -input=false -var "kubeconfig=$lab_dir/kubeconfig"
-    echo "== the second plan is empty: what the members run is what the plan showed"
+    "$tf" -chdir="$example" plan -detailed-exitcode -input=false -var "kubeconfig=$lab_dir/kubeconfig" 2>&1 | tee "$lab_dir/demo/plan.log"
+    no_warnings "$lab_dir/demo/plan.log"
+    echo "== the second plan is empty, with no warning: what the members run is what the plan showed"
     ;;
   down)
     if [ -d "$lab_dir" ]; then

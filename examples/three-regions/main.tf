@@ -1,5 +1,6 @@
-# The federation of the demo: three regions registered in the host, three
-# types enabled, and one regional app spread over them.
+# The federation of the demo: three regions registered in the host, four
+# types enabled, and one application, a shop, spread over them and rolled
+# out to berlin first.
 terraform {
   required_version = ">= 1.5.0"
   required_providers {
@@ -30,6 +31,13 @@ locals {
   kubeconfig = yamldecode(file(var.kubeconfig))
   servers    = { for c in local.kubeconfig.clusters : c.name => c.cluster }
   users      = { for u in local.kubeconfig.users : u.name => u.user }
+
+  # Settings added to the shop's ConfigMap on the clusters of one region.
+  regional_config = {
+    "eu-central" = { CURRENCY = "EUR", GDPR_MODE = "strict" }
+    "us-west"    = { CURRENCY = "USD" }
+    "us-east"    = { CURRENCY = "USD" }
+  }
 }
 
 resource "kubefed_federation_cluster" "member" {
@@ -56,36 +64,95 @@ resource "kubefed_federated_type" "deployments" {
   target_kind        = "Deployment"
 }
 
-module "shop" {
-  source = "../modules/regional-app"
+resource "kubefed_federated_type" "services" {
+  target_api_version = "v1"
+  target_kind        = "Service"
+}
 
-  name           = "web"
+# 9 replicas of the shop's Deployment, weighted towards the US, berlin
+# capped at 2.
+resource "kubefed_replica_scheduling_preference" "web" {
   namespace      = "shop"
-  image          = "nginx:1.27"
+  name           = "web"
   total_replicas = 9
-  cluster_preferences = {
+  clusters = {
     "*"    = { weight = 2 }
     berlin = { weight = 1, max_replicas = 2 }
   }
-  config = { LOG_LEVEL = "info" }
-  regional_config = {
-    "eu-central" = { CURRENCY = "EUR", GDPR_MODE = "strict" }
-    "us-west"    = { CURRENCY = "USD" }
-    "us-east"    = { CURRENCY = "USD" }
-  }
-  types = {
-    namespaces  = kubefed_federated_type.namespaces.name
-    configmaps  = kubefed_federated_type.configmaps.name
-    deployments = kubefed_federated_type.deployments.name
-  }
-
   depends_on = [kubefed_federation_cluster.member]
 }
 
+# The shop: its namespace, its settings, a Deployment that reads them and a
+# Service in front of it, shipped together. Each member receives them in
+# dependency order; berlin receives a change first, the others once it runs
+# there.
+resource "kubefed_federated_application" "shop" {
+  name = "shop"
+  manifests = [
+    yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = "shop" } }),
+    yamlencode({
+      apiVersion = "v1"
+      kind       = "ConfigMap"
+      metadata   = { name = "web", namespace = "shop" }
+      data       = { LOG_LEVEL = "info" }
+    }),
+    yamlencode({
+      apiVersion = "apps/v1"
+      kind       = "Deployment"
+      metadata   = { name = "web", namespace = "shop" }
+      spec = {
+        selector = { matchLabels = { app = "web" } }
+        template = {
+          metadata = { labels = { app = "web" } }
+          spec = {
+            containers = [{
+              name    = "web"
+              image   = "nginx:1.27"
+              envFrom = [{ configMapRef = { name = "web" } }]
+            }]
+          }
+        }
+      }
+    }),
+    yamlencode({
+      apiVersion = "v1"
+      kind       = "Service"
+      metadata   = { name = "web", namespace = "shop" }
+      spec = {
+        selector = { app = "web" }
+        ports    = [{ port = 80 }]
+      }
+    }),
+  ]
+  placement = { cluster_selector = {} } # every registered cluster
+  overrides = [for region, settings in local.regional_config : {
+    object           = { kind = "ConfigMap", name = "web" }
+    cluster_selector = { match_labels = { region = region } }
+    patches          = [for key, value in settings : { op = "add", path = "/data/${key}", value = jsonencode(value) }]
+  }]
+  replicas_object  = { kind = "Deployment", name = "web" }
+  cluster_replicas = kubefed_replica_scheduling_preference.web.replicas
+  rollout_strategy = { stages = [[kubefed_federation_cluster.member["berlin"].name], ["*"]] }
+
+  # Applied after the clusters and types, so the plan renders the set for
+  # every member and no warning says it is known only at apply.
+  depends_on = [
+    kubefed_federation_cluster.member,
+    kubefed_federated_type.namespaces,
+    kubefed_federated_type.configmaps,
+    kubefed_federated_type.deployments,
+    kubefed_federated_type.services,
+  ]
+}
+
 output "replicas" {
-  value = module.shop.replicas
+  value = kubefed_replica_scheduling_preference.web.replicas
 }
 
 output "registered_clusters" {
   value = [for c in kubefed_federation_cluster.member : c.name]
+}
+
+output "rollout_plan" {
+  value = kubefed_federated_application.shop.rollout_plan
 }
