@@ -309,3 +309,39 @@ resource "kubefed_federated_application" "bad" {
 		},
 	})
 }
+
+// An object a kubefed_federated_object manages is refused, at plan, to an
+// application that lists it too, naming the owner.
+func TestAccFederatedApplication_refusesAnotherOwnersObject(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "app-own", uniqueName("app-own")
+	cleanupObjectTest(t, prefix, ns)
+	base := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
+resource "kubefed_federated_object" "owned" {
+  type      = kubefed_federated_type.configmaps.name
+  template  = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "owned", namespace = %q }, data = { by = "object" } })
+  placement = { clusters = [kubefed_federation_cluster.sf.name] }
+  depends_on = [kubefed_federated_object.ns]
+}
+`, ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: base},
+			{
+				Config: base + fmt.Sprintf(`
+resource "kubefed_federated_application" "taker" {
+  name      = %q
+  manifests = [yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "owned", namespace = %q }, data = { by = "app" } })]
+  placement = { clusters = [kubefed_federation_cluster.sf.name] }
+}
+`, prefix, ns),
+				ExpectError: regexp.MustCompile(`(?s)Object owned by another resource.*owned by a\s+kubefed_federated_object`),
+			},
+			{
+				Config: base,
+				Check:  checkMemberField(t, "san-francisco", configMapsGVR, ns, "owned", "object", "data", "by"),
+			},
+		},
+	})
+}
