@@ -14,7 +14,9 @@
 #   lives in a directory of examples/, so `../modules/regional-app` is the
 #   module of this repository. A piece of HCL that cannot plan on its own
 #   (one attribute of a block shown elsewhere, a CLI's backend) is fenced
-#   ```hcl instead, and the guide's text says what it belongs to.
+#   ```hcl instead, and the guide's text says what it belongs to. A guide's
+#   `helm template` command lines (in its ```shell blocks) run first, in that
+#   directory, with the pinned helm, so the files they write are there.
 #
 # With guide names as arguments (getting-started ...), it checks those guides
 # only.
@@ -92,6 +94,17 @@ if [ $# -eq 0 ]; then
   echo "ok   examples/three-regions plans against the lab"
 fi
 
+# render_charts GUIDE DIR: runs the `helm template` lines of GUIDE's ```shell
+# blocks in DIR with the pinned helm.
+render_charts() {
+  local guide=$1 dir=$2 helm line
+  awk '/^```shell[[:space:]]*$/ { inside = 1; next } /^```/ { inside = 0; next } inside && /^helm template /' "$guide" |
+    while IFS= read -r line; do
+      helm=${helm:-$(scripts/tool.sh helm)}
+      (cd "$dir" && eval "\"\$helm\" ${line#helm }") || { echo "$guide: \`$line\` fails"; exit 1; }
+    done
+}
+
 # The guides are written for a federation's host: some only read its
 # registry, which a host without KubeFed's CRDs refuses to list.
 kubectl=$(command -v kubectl || scripts/tool.sh kubectl)
@@ -113,6 +126,7 @@ for name in "${guides[@]}"; do
   awk '/^```terraform[[:space:]]*$/ { inside = 1; next } /^```/ { if (inside) print ""; inside = 0; next } inside' \
     "$guide" >"$dir/main.tf"
   [ -s "$dir/main.tf" ] || { echo "$guide has no \`\`\`terraform block: fence its configuration so, or list it in unchecked_guides"; exit 1; }
+  render_charts "$guide" "$dir"
   "$tf" fmt -check -diff "$dir/main.tf" >"$dir/fmt.log" 2>&1 || { cat "$dir/fmt.log"; echo "$guide: its HCL is not formatted as \`fmt\` would"; exit 1; }
   plans "$dir" "$guide"
   echo "ok   $guide plans against the lab ($(grep -o 'Plan: .*' "$dir/plan.log" || echo 'no changes'))"

@@ -15,6 +15,7 @@ kubefed_build_minutes() {
     kube-controller-manager) echo 3 ;;
     tofu|tofu-1.12) echo 9 ;;
     terraform) echo 4 ;;
+    helm) echo 30 ;;
     *) echo 1 ;;
   esac
 }

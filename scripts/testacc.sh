@@ -8,7 +8,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 source scripts/lab-tools.sh
-kubefed_lab_tools tofu-1.12 terraform
+# helm renders the example chart for TestAccFederatedApplication_helmChart
+# and for the guide that federates it.
+kubefed_lab_tools tofu-1.12 terraform helm
 # The newest OpenTofu and the oldest Terraform the provider supports; the
 # CI workflow's matrix covers the versions between.
 tofu=$(scripts/tool.sh tofu-1.12)

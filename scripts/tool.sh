@@ -4,7 +4,7 @@
 # repository, keyed by version, so a second call is instant.
 #
 #   scripts/tool.sh etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kubectl | kwok |
-#                   tofu | tofu-1.12 | terraform | tfplugindocs | goreleaser | golangci-lint
+#                   tofu | tofu-1.12 | terraform | tfplugindocs | goreleaser | golangci-lint | helm
 #   scripts/tool.sh --cached NAME   prints the path only if it is built, else exits 1
 #
 # The Kubernetes components and kubectl come from one tools module, so they share
@@ -36,6 +36,7 @@ case $name in
   tfplugindocs)   dir=tfplugindocs module=github.com/hashicorp/terraform-plugin-docs pkg=github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs ;;
   goreleaser)     dir=goreleaser module=github.com/goreleaser/goreleaser/v2 pkg=github.com/goreleaser/goreleaser/v2 ;;
   golangci-lint)  dir=golangci-lint module=github.com/golangci/golangci-lint/v2 pkg=github.com/golangci/golangci-lint/v2/cmd/golangci-lint ;;
+  helm)           dir=helm module=helm.sh/helm/v4 pkg=helm.sh/helm/v4/cmd/helm ;;
   terraform)      dir= module=github.com/hashicorp/terraform pkg=github.com/hashicorp/terraform ;;
   *) echo "tool.sh: unknown tool $name" >&2; exit 2 ;;
 esac
