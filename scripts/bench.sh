@@ -6,6 +6,14 @@
 #   1 object on 1, 3 and 6 member clusters; 20 objects on 1; 20, 50 and
 #   200 objects on 3; 1, 20 and 200 objects on 12.
 #
+# A scenario appNxC (app30x3 by default) compares one
+# kubefed_federated_application of N ConfigMaps on C clusters with N
+# kubefed_federated_objects of the same ConfigMaps: create, a no-change
+# plan, an update of every object and a destroy of each form, the forms in
+# turn (application, objects, application, ...), and prints the medians,
+# their ratio and the provider's CPU seconds in each operation (every
+# provider process of it: an apply's plan and apply) in a second table.
+#
 # For each it also reports the CPU seconds the provider used in the plans
 # (their median; less sensitive than the plan's duration to other work on the machine),
 # its peak resident memory (both read from /proc while it runs) and the
@@ -26,6 +34,9 @@
 #   BENCH_SCENARIOS="20x3" scripts/bench.sh   objects x clusters, space-separated
 #   BENCH_PROVIDER=/tmp/old scripts/bench.sh  times that build of the provider instead
 #   BENCH_PLAN_ROUNDS=5 scripts/bench.sh      the median of 5 no-change plans (3 by default)
+#   BENCH_SCENARIOS="app30x3" scripts/bench.sh  one application of 30 ConfigMaps on 3 clusters
+#                                               against 30 federated objects
+#   BENCH_APP_ROUNDS=5 scripts/bench.sh       rounds of each form in such a scenario (3 by default)
 #
 # It enables the ConfigMap type and registers clusters named bench-*, and
 # destroys them at the end: do not run it while acceptance tests run.
@@ -36,6 +47,7 @@ lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 latency=${BENCH_LATENCY:-40ms}
 host_latency=${BENCH_HOST_LATENCY:-}
 plan_rounds=${BENCH_PLAN_ROUNDS:-3}
+app_rounds=${BENCH_APP_ROUNDS:-3}
 work=$(mktemp -d)
 wide_dir=$work/lab-12
 wide_members=12
@@ -150,14 +162,14 @@ use_default_lab() {
   fi
 }
 
-# config writes the configuration of a run: n objects on c clusters of the
-# lab in lab_dir, going round its members.
-config() {
-  local dir=$1 run=$2 objects=$3 clusters=$4 lab_dir=$5
+# header writes the part of a run's configuration every form shares: the
+# provider, the ConfigMap type and c clusters of the lab in lab_dir, going
+# round its members.
+header() {
+  local run=$1 clusters=$2 lab_dir=$3
   local list
   list=$(members "$lab_dir" | sed 's/.*/"&"/' | paste -sd, -)
-  mkdir -p "$dir"
-  cat >"$dir/main.tf" <<TF
+  cat <<TF
 terraform {
   required_providers {
     kubefed = { source = "tf-kubefed/kubefed" }
@@ -189,6 +201,16 @@ resource "kubefed_federation_cluster" "member" {
   ca_bundle    = base64decode(local.servers[each.value]["certificate-authority-data"])
   token        = local.users[each.value].token
 }
+TF
+}
+
+# config writes the configuration of a run: n objects on c clusters of the
+# lab in lab_dir, going round its members.
+config() {
+  local dir=$1 run=$2 objects=$3 clusters=$4 lab_dir=$5
+  mkdir -p "$dir"
+  header "$run" "$clusters" "$lab_dir" >"$dir/main.tf"
+  cat >>"$dir/main.tf" <<TF
 
 resource "kubefed_federated_object" "config" {
   count = $objects
@@ -202,6 +224,54 @@ resource "kubefed_federated_object" "config" {
   placement = {
     clusters = [for c in kubefed_federation_cluster.member : c.name]
   }
+}
+TF
+}
+
+# set_config writes the configuration of an application scenario: the
+# same n ConfigMaps on c clusters, as one kubefed_federated_application
+# (var.form = "app") or as n kubefed_federated_objects (var.form =
+# "objects"), with the clusters and the type shared by both.
+# var.generation goes into every ConfigMap's data, so applying another value
+# updates all of them.
+set_config() {
+  local dir=$1 run=$2 objects=$3 clusters=$4 lab_dir=$5
+  mkdir -p "$dir"
+  header "$run" "$clusters" "$lab_dir" >"$dir/main.tf"
+  cat >>"$dir/main.tf" <<TF
+
+variable "form" {
+  type    = string
+  default = "none"
+}
+
+variable "generation" {
+  type    = string
+  default = "1"
+}
+
+locals {
+  configmaps = [for i in range($objects) : {
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = "bench-$run-\${i}", namespace = "default" }
+    data       = { index = tostring(i), generation = var.generation }
+  }]
+}
+
+resource "kubefed_federated_application" "set" {
+  count      = var.form == "app" ? 1 : 0
+  name       = "bench-$run"
+  manifests  = [for m in local.configmaps : yamlencode(m)]
+  placement  = { clusters = [for c in kubefed_federation_cluster.member : c.name] }
+  depends_on = [kubefed_federated_type.configmaps]
+}
+
+resource "kubefed_federated_object" "set" {
+  count     = var.form == "objects" ? $objects : 0
+  type      = kubefed_federated_type.configmaps.name
+  template  = yamlencode(local.configmaps[count.index])
+  placement = { clusters = [for c in kubefed_federation_cluster.member : c.name] }
 }
 TF
 }
@@ -260,12 +330,65 @@ timed_run() {
   printf '%9.2f %9.2f' "$apply" "$(printf '%s\n' "${plans[@]}" | median)"
 }
 
+# timed FILE CMD... runs CMD, and appends its seconds to FILE and the CPU
+# seconds of the provider processes it ran to FILE.cpu.
+timed() {
+  local file=$1
+  shift
+  : >"$work/cpu"
+  seconds "$@" >>"$file"
+  plan_cpu_seconds >>"$file.cpu"
+  echo >>"$file.cpu"
+}
+
+# app_round DIR FORM RESOURCE times, for one form of an application
+# scenario, a create, a no-change plan (which fails the bench if it is not
+# empty), an update of every object and a destroy, in $work/app-FORM-OP.
+app_round() {
+  local dir=$1 form=$2 target=$3 out=$work/app-$2
+  timed "$out-create" "$tf" -chdir="$dir" apply -auto-approve -input=false -var form="$form"
+  timed "$out-plan" "$tf" -chdir="$dir" plan -detailed-exitcode -input=false -var form="$form"
+  timed "$out-update" "$tf" -chdir="$dir" apply -auto-approve -input=false -var form="$form" -var generation=2
+  timed "$out-destroy" "$tf" -chdir="$dir" destroy -auto-approve -input=false -var form="$form" -var generation=2 \
+    -target="$target"
+}
+
+# app_scenario OBJECTS CLUSTERS runs app_rounds rounds of the application
+# form and the objects form in turn, and adds a row per operation to
+# app_rows: the median seconds of each form, their ratio and the median CPU
+# seconds of the provider in each.
+app_scenario() {
+  local objects=$1 clusters=$2 round op app objs
+  local run=a${objects}c${clusters} dir=$work/a${objects}c${clusters}
+  set_config "$dir" "$run" "$objects" "$clusters" "$(lab_for "$clusters")"
+  "$tf" -chdir="$dir" apply -auto-approve -input=false >"$work/setup.log" 2>&1 || { cat "$work/setup.log" >&2; exit 1; }
+  rm -f "$work"/app-*
+  for ((round = 0; round < app_rounds; round++)); do
+    app_round "$dir" app kubefed_federated_application.set
+    app_round "$dir" objects kubefed_federated_object.set
+  done
+  for op in create plan update destroy; do
+    app=$(median <"$work/app-app-$op") objs=$(median <"$work/app-objects-$op")
+    app_rows+=("$(printf '%-8s %-9s %-8s %9.2f %9.2f %9.2f %9.2f %9.2f' "$objects" "$clusters" "$op" "$app" "$objs" \
+      "$(echo "$app / $objs" | bc -l)" "$(sed '/^$/d' "$work/app-app-$op.cpu" | median)" \
+      "$(sed '/^$/d' "$work/app-objects-$op.cpu" | median)")")
+  done
+  for op in create plan update destroy; do
+    echo "app${objects}x$clusters $op, seconds by round: app $(paste -sd' ' "$work/app-app-$op"), objects $(paste -sd' ' "$work/app-objects-$op")" >&2
+  done
+  "$tf" -chdir="$dir" destroy -auto-approve -input=false >"$work/destroy.log" 2>&1 || { cat "$work/destroy.log" >&2; exit 1; }
+}
+
 for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" "$latency" >/dev/null; done
 : >"$work/rss" >"$work/cpu"
 
-rows=()
-for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x1 20x3 50x3 200x3 1x12 20x12 200x12}; do
+rows=() app_rows=()
+for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x1 20x3 50x3 200x3 1x12 20x12 200x12 app30x3}; do
   objects=${scenario%x*} clusters=${scenario#*x}
+  if [ "${objects#app}" != "$objects" ]; then
+    app_scenario "${objects#app}" "$clusters"
+    continue
+  fi
   run=o${objects}c${clusters}
   dir=$work/$run
   lab=$(lab_for "$clusters")
@@ -295,9 +418,17 @@ done
 
 echo
 echo "$("$tf" version | sed -n 1p), ${latency} on each member's proxy${host_latency:+ and ${host_latency} on the host proxy in the FAR columns}, $(nproc) CPUs"
-if [ -n "$host_latency" ]; then
+if [ ${#rows[@]} -eq 0 ]; then
+  :
+elif [ -n "$host_latency" ]; then
   printf '%-8s %-9s %9s %9s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s" "FAR APPLY" "FAR PLAN" "PLAN CPU" "RSS MiB" "STATE B"
 else
   printf '%-8s %-9s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS "APPLY s" "PLAN s" "PLAN CPU" "RSS MiB" "STATE B"
 fi
-printf '%s\n' "${rows[@]}"
+if [ ${#rows[@]} -gt 0 ]; then printf '%s\n' "${rows[@]}"; fi
+if [ ${#app_rows[@]} -gt 0 ]; then
+  echo
+  echo "One kubefed_federated_application against as many kubefed_federated_objects, medians of $app_rounds rounds, the forms in turn"
+  printf '%-8s %-9s %-8s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS OP "APP s" "OBJECTS s" RATIO "APP CPU" "OBJ CPU"
+  printf '%s\n' "${app_rows[@]}"
+fi

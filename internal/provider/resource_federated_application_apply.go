@@ -304,16 +304,26 @@ func quoted(names []string) []string {
 }
 
 // record writes each object's record to the host: the set's objects with
-// their status, and removes the records of objects no cluster holds any
-// more that left the set.
+// their status, several at once, then removes, one after another, the
+// records of objects no cluster holds any more that left the set.
 func (r *federatedApplicationResource) record(ctx context.Context, a *setApply, specs map[string]<-chan error, diags *diag.Diagnostics) {
+	var written []*appObject
+	for _, key := range a.keys {
+		if _, inSet := specs[key]; inSet {
+			written = append(written, a.objects[key])
+		}
+	}
+	eachObject(written, diags, func(o *appObject, diags *diag.Diagnostics) {
+		key := o.key.String()
+		record := a.records[key]
+		_, known := a.prior.byKey[key]
+		r.objects.observeTheRest(ctx, o.in, a.snapshot, record, a.seen[key])
+		r.objects.recordInHost(ctx, o.in, record, a.seen[key], !known, <-specs[key], diags)
+		reportFailures(o.in, record, diags)
+	})
 	for _, key := range a.keys {
 		o, record := a.objects[key], a.records[key]
-		if spec, inSet := specs[key]; inSet {
-			_, known := a.prior.byKey[key]
-			r.objects.observeTheRest(ctx, o.in, a.snapshot, record, a.seen[key])
-			r.objects.recordInHost(ctx, o.in, record, a.seen[key], !known, <-spec, diags)
-			reportFailures(o.in, record, diags)
+		if _, inSet := specs[key]; inSet {
 			continue
 		}
 		if len(record.Held) > 0 {

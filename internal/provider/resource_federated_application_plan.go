@@ -183,13 +183,13 @@ func objectLocation(namespace, name string) string {
 	return namespace + "/" + name
 }
 
-// checkSet dry-runs each changed object on its members, in the set's
-// order. An object in a namespace the set creates on a cluster is checked
+// checkSet dry-runs each changed object on its members, several objects
+// at once (a dry run writes nothing, so their order does not matter). An object in a namespace the set creates on a cluster is checked
 // at apply there: a dry run cannot see a namespace that does not exist yet.
 func (r *federatedApplicationResource) checkSet(ctx context.Context, set *appSet, snapshot *runstate.Snapshot,
 	outs map[string]planned, held map[string]map[string]string, force bool, diags *diag.Diagnostics) {
 	created := namespacesCreated(set, outs, held)
-	for _, o := range set.objects {
+	eachObject(set.objects, diags, func(o *appObject, diags *diag.Diagnostics) {
 		out := outs[o.key.String()]
 		checked := out
 		checked.objects = maps.Clone(out.objects)
@@ -202,7 +202,7 @@ func (r *federatedApplicationResource) checkSet(ctx context.Context, set *appSet
 		_, known := held[o.key.String()]
 		r.objects.checkMembers(ctx, o.in, snapshot, checked, held[o.key.String()], force, !known, &d)
 		diags.Append(retarget(d, o)...)
-	}
+	})
 }
 
 // namespacesCreated are, by cluster, the namespaces the set's Namespace

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -223,8 +224,10 @@ var (
 )
 
 // Delete removes every object of the set from every cluster that holds it,
-// in the reverse of the order they were applied in, then their records
-// from the host.
+// tier by tier in the reverse of the order they were applied in (the
+// objects of a tier at once), then their records from the host, one after
+// another: the last record of a namespace the provider created in the host
+// removes that namespace.
 func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federatedApplicationModel
 	resp.Diagnostics.Append(applicationModels.fromState(ctx, req.State, &state)...)
@@ -246,9 +249,10 @@ func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.
 	}
 	defer redactDiagnostics(&resp.Diagnostics, set.secrets())
 	held := heldByObject(&state)
-	for i := len(set.objects) - 1; i >= 0; i-- {
-		o := set.objects[i]
-		r.objects.removeFromMembers(ctx, o.in, snapshot, held[o.key.String()], nil, &resp.Diagnostics)
+	for _, tier := range slices.Backward(tiers(set.objects)) {
+		eachObject(tier, &resp.Diagnostics, func(o *appObject, diags *diag.Diagnostics) {
+			r.objects.removeFromMembers(ctx, o.in, snapshot, held[o.key.String()], nil, diags)
+		})
 	}
 	if resp.Diagnostics.HasError() {
 		return

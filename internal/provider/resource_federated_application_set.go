@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -76,6 +77,45 @@ type appSet struct {
 	objects   []*appObject
 	byKey     map[string]*appObject
 	onFailure string
+}
+
+// objectsAtOnce bounds how many objects of a set are worked on at once
+// where their work on the clusters is independent: as many as Terraform
+// works on separate resources at once by default.
+const objectsAtOnce = 10
+
+// eachObject runs work for each object, objectsAtOnce at a time, and adds
+// what each reports to diags in the objects' order. Each object's requests
+// to the clusters take a round trip, so one after another they would add
+// up to a round trip per object.
+func eachObject(objects []*appObject, diags *diag.Diagnostics, work func(o *appObject, diags *diag.Diagnostics)) {
+	each := make([]diag.Diagnostics, len(objects))
+	slots := make(chan struct{}, objectsAtOnce)
+	var wg sync.WaitGroup
+	for i, o := range objects {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			work(o, &each[i])
+		})
+	}
+	wg.Wait()
+	for _, d := range each {
+		diags.Append(d...)
+	}
+}
+
+// tiers splits objects sorted by tier into one run of objects per tier,
+// in order.
+func tiers(objects []*appObject) [][]*appObject {
+	var out [][]*appObject
+	for i, o := range objects {
+		if i == 0 || federation.Tier(o.key) != federation.Tier(objects[i-1].key) {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], o)
+	}
+	return out
 }
 
 // keys are the set's object keys, in order.

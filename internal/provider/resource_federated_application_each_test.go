@@ -1,0 +1,121 @@
+package provider
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+)
+
+func appObjects(keys ...federation.Key) []*appObject {
+	out := make([]*appObject, len(keys))
+	for i, k := range keys {
+		out[i] = &appObject{key: k}
+	}
+	return out
+}
+
+func objectNames(groups [][]*appObject) [][]string {
+	var out [][]string
+	for _, g := range groups {
+		var names []string
+		for _, o := range g {
+			names = append(names, o.key.Name)
+		}
+		out = append(out, names)
+	}
+	return out
+}
+
+func TestTiers(t *testing.T) {
+	ns := federation.Key{Version: "v1", Kind: "Namespace", Name: "ns"}
+	cm := func(name string) federation.Key {
+		return federation.Key{Version: "v1", Kind: "ConfigMap", Namespace: "ns", Name: name}
+	}
+	deploy := federation.Key{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "ns", Name: "web"}
+	tests := []struct {
+		name string
+		keys []federation.Key
+		want [][]string
+	}{
+		{name: "no objects", keys: nil, want: nil},
+		{name: "one tier of ConfigMaps", keys: []federation.Key{cm("a"), cm("b"), cm("c")}, want: [][]string{{"a", "b", "c"}}},
+		{name: "a namespace, its ConfigMaps and a Deployment", keys: []federation.Key{ns, cm("a"), cm("b"), deploy},
+			want: [][]string{{"ns"}, {"a", "b"}, {"web"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objects := appObjects(tt.keys...)
+			slices.SortStableFunc(objects, func(a, b *appObject) int { return federation.Tier(a.key) - federation.Tier(b.key) })
+			if got := objectNames(tiers(objects)); !slices.EqualFunc(got, tt.want, slices.Equal) {
+				t.Errorf("tiers = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// eachObject keeps the objects' order in the diagnostics, whatever order
+// the work finishes in.
+func TestEachObject_diagnosticsInObjectOrder(t *testing.T) {
+	var keys []federation.Key
+	for i := range 25 {
+		keys = append(keys, federation.Key{Version: "v1", Kind: "ConfigMap", Namespace: "ns", Name: fmt.Sprintf("cm-%02d", i)})
+	}
+	objects := appObjects(keys...)
+	var diags diag.Diagnostics
+	var ran atomic.Int64
+	eachObject(objects, &diags, func(o *appObject, diags *diag.Diagnostics) {
+		ran.Add(1)
+		diags.AddError(o.key.Name, "first")
+		diags.AddWarning(o.key.Name, "second")
+	})
+	if ran.Load() != 25 || len(diags) != 50 {
+		t.Fatalf("ran %d objects with %d diagnostics, want 25 and 50", ran.Load(), len(diags))
+	}
+	for i, d := range diags {
+		if want := keys[i/2].Name; d.Summary() != want {
+			t.Fatalf("diagnostic %d is about %s, want %s", i, d.Summary(), want)
+		}
+	}
+}
+
+// eachObject works on objectsAtOnce objects at once, and no more: the
+// first objectsAtOnce each wait until all of them have started, which one
+// at a time would never happen.
+func TestEachObject_objectsAtOnce(t *testing.T) {
+	objects := appObjects(make([]federation.Key, 3*objectsAtOnce)...)
+	var running, most atomic.Int64
+	var started sync.WaitGroup
+	started.Add(objectsAtOnce)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	var first atomic.Int64
+	var hung atomic.Bool
+	var diags diag.Diagnostics
+	eachObject(objects, &diags, func(*appObject, *diag.Diagnostics) {
+		now := running.Add(1)
+		defer running.Add(-1)
+		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+		}
+		if first.Add(1) <= objectsAtOnce {
+			started.Done()
+			select {
+			case <-all:
+			case <-time.After(time.Minute): // a guard against a hang, not a measure of speed
+				hung.Store(true)
+			}
+		}
+	})
+	if hung.Load() {
+		t.Fatal("the first objects never ran together")
+	}
+	if most.Load() != objectsAtOnce {
+		t.Errorf("at most %d objects ran at once, want %d", most.Load(), objectsAtOnce)
+	}
+}
