@@ -13,6 +13,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
@@ -86,7 +87,7 @@ func (r *federatedApplicationResource) apply(ctx context.Context, plan, prior *f
 	order, _ := a.set.order(setStrings(plan.PlacedClusters))
 	specs := map[string]<-chan error{}
 	for _, o := range a.set.objects {
-		_, known := heldByObject(prior)[o.key.String()]
+		_, known := a.prior.byKey[o.key.String()]
 		specs[o.key.String()] = r.objects.startSpecWrite(ctx, o.in, !known)
 	}
 	items := a.items(r, func(o *appObject) map[string]string { return a.inputs[o.key.String()].Want })
@@ -235,15 +236,12 @@ func (a *setApply) secrets() []string {
 }
 
 // order is the rollout order of the placed clusters.
-func (s *appSet) order(placed []string) (rollOrder, error) {
+func (s *appSet) order(placed []string) (rollout.Order, error) {
 	if len(s.objects) == 0 {
-		return rollOrder{Stages: [][]string{placed}}, nil
+		return rollout.Order{Stages: [][]string{placed}}, nil
 	}
-	o, err := s.objects[0].in.order(placed)
-	return rollOrder{Stages: o.Stages}, err
+	return s.objects[0].in.order(placed)
 }
-
-type rollOrder struct{ Stages [][]string }
 
 // rollBack gives the clusters of a failed stage the set the state recorded
 // before this apply, and says so in an error.
