@@ -629,6 +629,34 @@ func readyProbeTime(t *testing.T, cluster string) string {
 	return ""
 }
 
+// backdateProbes moves the probe times the host records for the cluster
+// back by d, as an older probe would have left them, and returns the Ready
+// condition's.
+func backdateProbes(t *testing.T, cluster string, d time.Duration) string {
+	t.Helper()
+	host := newHostClients(t)
+	obj, err := host.get(kubeFedClusters, federationNamespace, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conditions, _ := nested(obj, "status", "conditions").([]any)
+	for _, c := range conditions {
+		condition := c.(map[string]any)
+		probed, err := time.Parse(time.RFC3339, fmt.Sprint(condition["lastProbeTime"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		condition["lastProbeTime"] = probed.Add(-d).UTC().Format(time.RFC3339)
+	}
+	if err := unstructured.SetNestedSlice(obj.Object, conditions, "status", "conditions"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := host.dynamic.Resource(kubeFedClusters).Namespace(federationNamespace).UpdateStatus(context.Background(), obj, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return readyProbeTime(t, cluster)
+}
+
 // The join's token appears nowhere Terraform writes or prints, and a
 // planner with the guide's read-only role plans: each cluster's refresh
 // warns that its health is not recorded and goes on, the host keeps the
@@ -677,8 +705,9 @@ func TestAccFederationCluster_joinTokenHiddenAndReadOnlyPlanner(t *testing.T) {
 		}
 	}
 
-	recorded := readyProbeTime(t, cluster)
-	time.Sleep(1100 * time.Millisecond) // probe times have a resolution of a second
+	// A refresh records a probe that finds what the host records only when
+	// the recorded one is a minute old: this one is made older.
+	recorded := backdateProbes(t, cluster, 2*time.Minute)
 	ws.Write(planner + body)
 	out = ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
 	if want := acctest.ErrorMatching(`Warning: Cannot record the health of cluster "plan-berlin" in the host`, "forbidden",

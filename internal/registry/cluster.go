@@ -298,14 +298,23 @@ func (r *Registry) DeleteCluster(ctx context.Context, name, secretName string) e
 	return nil
 }
 
+// healthRecordAge is how old the recorded probe of a cluster whose health
+// did not change may be before a refresh records its probe again: a plan
+// run again soon after another waits for no write to the host.
+const healthRecordAge = time.Minute
+
 // WriteHealthOver records a probe in the KubeFedCluster's status, through
 // the status subresource, with KubeFed's conditions: Ready and Offline,
 // each with its probe time and the time its status last changed, kept from
-// the status c was read with when it did not change. It returns the health
-// as recorded, which keeps the last known version of a cluster that does
-// not answer.
+// the status c was read with when it did not change. A probe that finds
+// what the status records, probed less than healthRecordAge before, is not
+// written. It returns the health as recorded, which keeps the last known
+// version of a cluster that does not answer.
 func (r *Registry) WriteHealthOver(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
 	status, health := probedStatus(c.recorded, probe)
+	if recordedRecently(c.recorded, status, healthRecordAge) {
+		return health, nil
+	}
 	obj, err := toUnstructured(&kubeFedCluster{
 		TypeMeta:   typeMeta(KubeFedClusterResource.GroupVersion(), "KubeFedCluster"),
 		ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: r.namespace},
@@ -344,6 +353,23 @@ func probedStatus(recorded *kubeFedClusterStatus, probe member.ProbeResult) (kub
 		},
 		KubernetesVersion: health.KubernetesVersion,
 	}, health
+}
+
+// recordedRecently reports whether recorded says what next says, but for
+// the probe times, and its probe is no older than maxAge before next's.
+func recordedRecently(recorded *kubeFedClusterStatus, next kubeFedClusterStatus, maxAge time.Duration) bool {
+	if recorded == nil || recorded.KubernetesVersion != next.KubernetesVersion || len(recorded.Conditions) != len(next.Conditions) {
+		return false
+	}
+	for i, c := range next.Conditions {
+		old := recorded.Conditions[i]
+		if old.Type != c.Type || old.Status != c.Status || old.Reason != c.Reason || old.Message != c.Message ||
+			old.LastTransitionTime == nil || !old.LastTransitionTime.Equal(c.LastTransitionTime) ||
+			c.LastProbeTime.Sub(old.LastProbeTime.Time) > maxAge {
+			return false
+		}
+	}
+	return true
 }
 
 func healthOfProbe(probe member.ProbeResult) ClusterHealth {

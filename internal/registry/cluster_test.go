@@ -56,3 +56,46 @@ func TestProbedStatus(t *testing.T) {
 		})
 	}
 }
+
+func TestRecordedRecently(t *testing.T) {
+	probed := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ready := member.ProbeResult{Ready: true, Reason: member.ReasonReady, Message: "ok", KubernetesVersion: "v1.37.2"}
+	recorded := func(probe member.ProbeResult, at time.Time) *kubeFedClusterStatus {
+		probe.Time = at
+		status, _ := probedStatus(nil, probe)
+		return &status
+	}
+	next := func(previous *kubeFedClusterStatus, probe member.ProbeResult, at time.Time) kubeFedClusterStatus {
+		probe.Time = at
+		status, _ := probedStatus(previous, probe)
+		return status
+	}
+	offline := member.ProbeResult{Offline: true, Reason: member.ReasonNotReachable, Message: "refused"}
+	otherMessage := ready
+	otherMessage.Message = "ok, again"
+	newer := ready
+	newer.KubernetesVersion = "v1.38.0"
+	tests := []struct {
+		name     string
+		recorded *kubeFedClusterStatus
+		probe    member.ProbeResult
+		after    time.Duration
+		want     bool
+	}{
+		{"nothing recorded", nil, ready, time.Second, false},
+		{"the same health, probed a second ago", recorded(ready, probed), ready, time.Second, true},
+		{"the same health, probed a minute ago", recorded(ready, probed), ready, time.Minute, true},
+		{"the same health, probed longer ago", recorded(ready, probed), ready, time.Minute + time.Second, false},
+		{"gone offline", recorded(ready, probed), offline, time.Second, false},
+		{"another message", recorded(ready, probed), otherMessage, time.Second, false},
+		{"another version", recorded(ready, probed), newer, time.Second, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := recordedRecently(tt.recorded, next(tt.recorded, tt.probe, probed.Add(tt.after)), time.Minute)
+			if got != tt.want {
+				t.Errorf("recordedRecently = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
