@@ -12,7 +12,8 @@
 # plan, an update of every object and a destroy of each form, the forms in
 # turn (application, objects, application, ...), and prints the medians,
 # their ratio and the provider's CPU seconds in each operation (every
-# provider process of it: an apply's plan and apply) in a second table.
+# provider process of it: an apply's plan and apply) in a second table,
+# with the host as far as BENCH_HOST_LATENCY when it is set.
 #
 # For each it also reports the CPU seconds the provider used in the plans
 # (their median; less sensitive than the plan's duration to other work on the machine),
@@ -385,15 +386,18 @@ app_round() {
 # app_rows: the median seconds of each form, their ratio and the median CPU
 # seconds of the provider in each.
 app_scenario() {
-  local objects=$1 clusters=$2 round op app objs
+  local objects=$1 clusters=$2 round op app objs lab
   local run=a${objects}c${clusters} dir=$work/a${objects}c${clusters}
-  set_config "$dir" "$run" "$objects" "$clusters" "$(lab_for "$clusters")"
+  lab=$(lab_for "$clusters")
+  set_config "$dir" "$run" "$objects" "$clusters" "$lab"
   "$tf" -chdir="$dir" apply -auto-approve -input=false >"$work/setup.log" 2>&1 || { cat "$work/setup.log" >&2; exit 1; }
   rm -f "$work"/app-*
+  if [ -n "$host_latency" ]; then bin/kubefed-lab -dir "$lab" latency host "$host_latency" >/dev/null; fi
   for ((round = 0; round < app_rounds; round++)); do
     app_round "$dir" app kubefed_federated_application.set
     app_round "$dir" objects kubefed_federated_object.set
   done
+  if [ -n "$host_latency" ]; then bin/kubefed-lab -dir "$lab" latency host 0s >/dev/null; fi
   for op in create plan update destroy; do
     app=$(median <"$work/app-app-$op") objs=$(median <"$work/app-objects-$op")
     app_rows+=("$(printf '%-8s %-9s %-8s %9.2f %9.2f %9.2f %9.2f %9.2f' "$objects" "$clusters" "$op" "$app" "$objs" \
