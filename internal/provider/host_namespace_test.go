@@ -120,3 +120,19 @@ func TestAccFederatedObject_hostNamespaceGoesWithItsLastObject(t *testing.T) {
 		CheckDestroy: resource.ComposeTestCheckFunc(goneOrGoing(fresh), marked(busy, true), marked(existing, false)),
 	})
 }
+
+// checkHostNamespaceGone checks that the host's namespace is gone, or being
+// deleted (the lab has no namespace controller to finish the deletion).
+func checkHostNamespaceGone(t *testing.T, name string) resource.TestCheckFunc {
+	host := newHostClients(t)
+	return func(*terraform.State) error {
+		ns, err := host.kube.CoreV1().Namespaces().Get(context.Background(), name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && ns.DeletionTimestamp != nil) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("host namespace %s is still there", name)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -225,9 +226,10 @@ var (
 
 // Delete removes every object of the set from every cluster that holds it,
 // tier by tier in the reverse of the order they were applied in (the
-// objects of a tier at once), then their records from the host, one after
-// another: the last record of a namespace the provider created in the host
-// removes that namespace.
+// objects of a tier at once), then their records from the host, several at
+// once, and then each host namespace the provider created that held
+// nothing but the set's records (looked into while the members were
+// written).
 func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federatedApplicationModel
 	resp.Diagnostics.Append(applicationModels.fromState(ctx, req.State, &state)...)
@@ -249,6 +251,7 @@ func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.
 	}
 	defer redactDiagnostics(&resp.Diagnostics, set.secrets())
 	held := heldByObject(&state)
+	checks := r.startNamespaceChecks(ctx, set.objects)
 	for _, tier := range slices.Backward(tiers(set.objects)) {
 		eachObject(tier, &resp.Diagnostics, func(o *appObject, diags *diag.Diagnostics) {
 			r.objects.removeFromMembers(ctx, o.in, snapshot, held[o.key.String()], nil, diags)
@@ -257,8 +260,49 @@ func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	for i := len(set.objects) - 1; i >= 0; i-- {
-		r.objects.removeFromHost(ctx, set.objects[i].in, r.objects.startHostNamespaceCheck(ctx, set.objects[i].in), &resp.Diagnostics)
+	r.removeRecords(ctx, set.objects, checks, &resp.Diagnostics)
+}
+
+// startNamespaceChecks starts looking into each host namespace that records
+// of objects hold, each check leaving out those records: they go with
+// the removal.
+func (r *federatedApplicationResource) startNamespaceChecks(ctx context.Context, objects []*appObject) map[string]*hostNamespaceCheck {
+	leaving := map[string][]registry.HostObject{}
+	for _, o := range objects {
+		if namespace, record := hostRecord(o.in); namespace != "" {
+			leaving[namespace] = append(leaving[namespace], record)
+		}
+	}
+	reg, err := r.objects.data.registry(ctx)
+	checks := map[string]*hostNamespaceCheck{}
+	if err != nil {
+		return checks
+	}
+	for namespace, records := range leaving {
+		checks[namespace] = startNamespaceCheck(ctx, reg, namespace, records...)
+	}
+	return checks
+}
+
+// removeRecords deletes the objects' records from the host, several at
+// once, and then each namespace the checks found held nothing else, unless
+// a record of it could not be removed.
+func (r *federatedApplicationResource) removeRecords(ctx context.Context, objects []*appObject, checks map[string]*hostNamespaceCheck, diags *diag.Diagnostics) {
+	var mu sync.Mutex
+	kept := map[string]bool{}
+	eachObject(objects, diags, func(o *appObject, diags *diag.Diagnostics) {
+		if !r.objects.removeRecord(ctx, o.in, diags) {
+			namespace, _ := hostRecord(o.in)
+			mu.Lock()
+			kept[namespace] = true
+			mu.Unlock()
+		}
+	})
+	reg := r.objects.data.registryFor(ctx, "Cannot remove the application's host namespaces", diags)
+	for _, namespace := range sortedKeys(checks) {
+		if !kept[namespace] {
+			checks[namespace].removeIfEmpty(ctx, reg, diags)
+		}
 	}
 }
 

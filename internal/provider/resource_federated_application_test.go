@@ -151,6 +151,9 @@ func TestAccFederatedApplication_landsInOrderAndPrunes(t *testing.T) {
 				},
 			},
 		},
+		// The host namespace the provider created for the set's records goes
+		// with them.
+		CheckDestroy: checkHostNamespaceGone(t, ns),
 	})
 }
 

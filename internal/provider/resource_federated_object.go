@@ -367,16 +367,24 @@ func (r *federatedObjectResource) unregisteredMember(ctx context.Context, in *ob
 // host namespace the provider created for it, when check found that the
 // record was the last thing in it.
 func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *objectInputs, check *hostNamespaceCheck, diags *diag.Diagnostics) {
+	if r.removeRecord(ctx, in, diags) {
+		check.removeIfEmpty(ctx, r.data.registryFor(ctx, "Cannot remove the federated object's host namespace", diags), diags)
+	}
+}
+
+// removeRecord deletes the object's record from the host and reports
+// whether it is gone.
+func (r *federatedObjectResource) removeRecord(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) bool {
 	reg, err := r.data.registry(ctx)
 	if err == nil {
 		hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-		if err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName); err == nil {
-			check.removeIfEmpty(ctx, reg, diags)
-		}
+		err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName)
 	}
 	if err != nil {
-		diags.AddError("Cannot remove the federated object from the host", err.Error())
+		diags.AddError(fmt.Sprintf("Cannot remove %s from the host", in.object), err.Error())
+		return false
 	}
+	return true
 }
 
 // startHostNamespaceCheck starts looking into the host namespace of the
@@ -385,13 +393,19 @@ func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *object
 // outside any namespace, or a host the run cannot reach (the record's
 // removal reports that).
 func (r *federatedObjectResource) startHostNamespaceCheck(ctx context.Context, in *objectInputs) *hostNamespaceCheck {
-	hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
+	hostNamespace, record := hostRecord(in)
 	reg, err := r.data.registry(ctx)
 	if hostNamespace == "" || err != nil {
 		return nil
 	}
-	record := registry.HostObject{Resource: in.ft.Federated.Resource().GroupResource(), Name: hostName}
 	return startNamespaceCheck(ctx, reg, hostNamespace, record)
+}
+
+// hostRecord is where the object's record is in the host: its namespace
+// ("" for a cluster-scoped record) and the record.
+func hostRecord(in *objectInputs) (string, registry.HostObject) {
+	hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
+	return hostNamespace, registry.HostObject{Resource: in.ft.Federated.Resource().GroupResource(), Name: hostName}
 }
 
 // ImportState takes `<type>/<namespace>/<name>` or `<type>/<name>`, as the

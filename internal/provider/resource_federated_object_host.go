@@ -182,7 +182,7 @@ func startNamespaceCheck(ctx context.Context, reg *registry.Registry, namespace 
 // namespace held by an object that is still there stays; one whose holder
 // went meanwhile is looked into again.
 func (c *hostNamespaceCheck) removeIfEmpty(ctx context.Context, reg *registry.Registry, diags *diag.Diagnostics) {
-	if c == nil {
+	if c == nil || reg == nil {
 		return
 	}
 	<-c.done
