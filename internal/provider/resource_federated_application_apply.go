@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -71,6 +72,10 @@ type setApply struct {
 	ops        map[string][]reconcile.Operation
 	records    map[string]reconcile.Record
 	seen       map[string]map[string]map[string]any
+	// unwritten are the objects whose host record the apply could not
+	// write; record fills it, objects at once.
+	unwrittenMu sync.Mutex
+	unwritten   map[string]bool
 }
 
 // apply carries out the plan: every object's operations, as reconcile.Diff
@@ -113,7 +118,7 @@ func (r *federatedApplicationResource) applyInputs(ctx context.Context, plan, pr
 		return nil, false
 	}
 	a := &setApply{objects: map[string]*appObject{}, inputs: map[string]reconcile.Input{}, ops: map[string][]reconcile.Operation{},
-		records: map[string]reconcile.Record{}, seen: map[string]map[string]map[string]any{}}
+		records: map[string]reconcile.Record{}, seen: map[string]map[string]map[string]any{}, unwritten: map[string]bool{}}
 	var d diag.Diagnostics
 	a.set, d = r.set(ctx, plan)
 	diags.Append(d...)
@@ -316,7 +321,13 @@ func (r *federatedApplicationResource) record(ctx context.Context, a *setApply, 
 		record := a.records[key]
 		_, known := a.prior.byKey[key]
 		r.objects.observeTheRest(ctx, o.in, a.snapshot, record, a.seen[key])
+		errorsBefore := diags.ErrorsCount()
 		r.objects.recordInHost(ctx, o.in, record, a.seen[key], !known, <-specs[key], diags)
+		if diags.ErrorsCount() > errorsBefore {
+			a.unwrittenMu.Lock()
+			a.unwritten[key] = true
+			a.unwrittenMu.Unlock()
+		}
 		reportFailures(o.in, record, diags)
 	})
 	for _, key := range a.keys {
@@ -349,4 +360,12 @@ func (a *setApply) toState(plan, prior *federatedApplicationModel, diags *diag.D
 	plan.ClusterStatus = byCluster(status, clusterStatusType)
 	plan.ClusterHealth = byCluster(health, healthType)
 	plan.Objects = stringList(a.set.keys())
+	records := map[string]string{}
+	for _, o := range a.set.objects {
+		records[o.key.String()] = hostRecordCurrent
+		if a.unwritten[o.key.String()] {
+			records[o.key.String()] = hostRecordNotWritten
+		}
+	}
+	plan.HostRecords = stringMap(records)
 }
