@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -62,9 +63,10 @@ func hostRecordState(want registry.FederatedObject, host *registry.FederatedObje
 // hostRecords reads each object's record from the host and says, by
 // object key, how it compares with what the set writes, and whether the
 // host holds a record of any object. The records are read from the run's
-// list of each type and namespace, so an object costs no request of its
-// own, and a record the list lacks is missing without a read by name. A
-// record that cannot be read keeps what prior says of it, with a warning.
+// list of each type and namespace, the lists taken at once: an object costs
+// no request of its own, and a record the list lacks is missing without a
+// read by name. A record that cannot be read keeps what prior says of it,
+// with a warning.
 func (r *federatedApplicationResource) hostRecords(ctx context.Context, set *appSet, prior types.Map,
 	diags *diag.Diagnostics) (map[string]string, bool) {
 	reg, err := r.objects.data.registry(ctx)
@@ -73,29 +75,27 @@ func (r *federatedApplicationResource) hostRecords(ctx context.Context, set *app
 		return nil, true
 	}
 	before := mapStrings(prior)
+	var mu sync.Mutex
 	out := map[string]string{}
 	anyHeld := len(set.objects) == 0
-	for _, o := range set.objects {
+	eachObject(set.objects, diags, func(o *appObject, diags *diag.Diagnostics) {
 		key := o.key.String()
 		want := o.in.hostObject(nil)
 		host, err := reg.FindFederatedObject(ctx, o.in.ft, want.Namespace, want.Name)
-		switch {
-		case errors.Is(err, registry.ErrNotFound):
-			out[key] = hostRecordState(want, nil)
-		case err != nil:
-			anyHeld = true
-			out[key] = hostRecordCurrent
+		state, held := hostRecordState(want, host), err == nil
+		if err != nil && !errors.Is(err, registry.ErrNotFound) {
+			state, held = hostRecordCurrent, true
 			if was, ok := before[key]; ok {
-				out[key] = was
+				state = was
 			}
 			diags.AddWarning(fmt.Sprintf("Cannot compare the host record of %s", o.key.Object()),
 				fmt.Sprintf("The plan keeps what the last run said of %s %s in the host: %v. Plan again once the host answers.",
 					o.in.ft.Federated.Kind, objectLocation(want.Namespace, want.Name), err))
-		default:
-			anyHeld = true
-			out[key] = hostRecordState(want, host)
 		}
-	}
+		mu.Lock()
+		defer mu.Unlock()
+		out[key], anyHeld = state, anyHeld || held
+	})
 	return out, anyHeld
 }
 

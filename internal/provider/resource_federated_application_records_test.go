@@ -17,7 +17,6 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
 )
 
-
 // A host record of one object of an application edited or deleted by hand
 // shows in the next plan, under host_records and that object's key, and
 // the apply writes it again; the plan after that is empty.
