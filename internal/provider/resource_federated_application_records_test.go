@@ -63,7 +63,7 @@ func TestAccFederatedApplication_hostRecordDrift(t *testing.T) {
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: checkHostField(t, host, federatedCMsGVR, ns, "web-config", "blue", "spec", "template", "data", "color"),
+				Check: checkHostField(host, federatedCMsGVR, ns, "web-config", "blue", "spec", "template", "data", "color"),
 			},
 			{
 				// kubectl delete of the host's FederatedDeployment.
@@ -84,9 +84,9 @@ func TestAccFederatedApplication_hostRecordDrift(t *testing.T) {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					checkHostField(t, host, federatedDeploymentsGVR, ns, "web", "nginx:1.27",
+					checkHostField(host, federatedDeploymentsGVR, ns, "web", "nginx:1.27",
 						"spec", "template", "spec", "template", "spec", "containers", "0", "image"),
-					checkHostField(t, host, federatedDeploymentsGVR, ns, "web", prefix,
+					checkHostField(host, federatedDeploymentsGVR, ns, "web", prefix,
 						"metadata", "labels", "kubefed.terraform.io/application"),
 				),
 			},
@@ -117,7 +117,7 @@ func (c hostRecordBefore) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 
 // checkHostField checks one field of an object in the host; a list index
 // is given as its decimal text.
-func checkHostField(t *testing.T, host hostClients, gvr schema.GroupVersionResource, namespace, name string, want any,
+func checkHostField(host hostClients, gvr schema.GroupVersionResource, namespace, name string, want any,
 	fields ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		obj, err := host.get(gvr, namespace, name)
