@@ -3,6 +3,8 @@ package provider_test
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -11,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -144,5 +147,74 @@ func checkHostField(host hostClients, gvr schema.GroupVersionResource, namespace
 			return fmt.Errorf("%s %s/%s in the host: %v is %v, want %v", gvr.Resource, namespace, name, fields, value, want)
 		}
 		return nil
+	}
+}
+
+// The host refuses the write of one object's record after the members took
+// the update: the state says the record is not written, so even a plan
+// without a refresh writes it; a refresh finds it behind; one apply after
+// the host accepts writes again brings it up to date, and the next plan is
+// empty.
+func TestAccFederatedApplication_hostLeftBehind(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "app-behind", uniqueName("app-behind")
+	cleanupObjectTest(t, prefix, ns)
+	host := newHostClients(t)
+	ws := acctest.NewWorkspace(t)
+	config := func(color string) string {
+		return acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + fmt.Sprintf(`
+resource "kubefed_federated_application" "behind" {
+  name = %[1]q
+  manifests = [
+    yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %[2]q } }),
+    yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "app-behind", namespace = %[2]q }, data = { color = %[3]q } }),
+  ]
+  placement  = { clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name] }
+  depends_on = [kubefed_federated_type.configmaps, kubefed_federated_type.namespaces]
+}
+`, prefix, ns, color)
+	}
+	t.Cleanup(func() { ws.Run("destroy", "-auto-approve", "-input=false", "-no-color") })
+	key := "/v1/ConfigMap/" + ns + "/app-behind"
+	ws.Write(config("blue"))
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+
+	remove := hostRefuses(t, federatedCMsGVR, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "types.kubefed.io/v1beta1", "kind": "FederatedConfigMap",
+		"metadata": map[string]any{"name": "app-behind", "namespace": ns}, "spec": map[string]any{},
+	}})
+	ws.Write(config("green"))
+	code, out := ws.Run("apply", "-auto-approve", "-input=false", "-no-color")
+	if code != 1 || !strings.Contains(out, "Cannot write the federated object to the host") {
+		t.Fatalf("the apply the host refuses exited %d, want 1 and the host's refusal:\n%s", code, out)
+	}
+	checkMemberValue(t, checkMemberField(t, "new-york", configMapsGVR, ns, "app-behind", "green", "data", "color"))
+	remove()
+
+	out = ws.MustRun(2, "plan", "-refresh=false", "-detailed-exitcode", "-input=false", "-no-color")
+	if !planChanges(out, key, "not written") {
+		t.Fatalf("a plan without refresh does not write the record the apply left unwritten:\n%s", out)
+	}
+	out = ws.MustRun(2, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	if !planChanges(out, key, "differs: template") {
+		t.Fatalf("the plan does not show the host record behind:\n%s", out)
+	}
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+	checkMemberValue(t, checkHostField(host, federatedCMsGVR, ns, "app-behind", "green", "spec", "template", "data", "color"))
+	ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+}
+
+// planChanges reports whether a plan's text changes host_records[key] from
+// was to current.
+func planChanges(plan, key, was string) bool {
+	return regexp.MustCompile(regexp.QuoteMeta(fmt.Sprintf("%q", key)) + `\s*=\s*` +
+		regexp.QuoteMeta(fmt.Sprintf("%q -> %q", was, "current"))).MatchString(plan)
+}
+
+// checkMemberValue runs a check outside a test step.
+func checkMemberValue(t *testing.T, check resource.TestCheckFunc) {
+	t.Helper()
+	if err := check(nil); err != nil {
+		t.Fatal(err)
 	}
 }
