@@ -37,6 +37,14 @@
 #   BENCH_SCENARIOS="app30x3" scripts/bench.sh  one application of 30 ConfigMaps on 3 clusters
 #                                               against 30 federated objects
 #   BENCH_APP_ROUNDS=5 scripts/bench.sh       rounds of each form in such a scenario (3 by default)
+#   BENCH_PEER=kubectl BENCH_PEER_PROVIDER=/path/to/terraform-provider-kubectl scripts/bench.sh
+#                         also times, for each scenario of N objects on C clusters (C no more than a
+#                         lab's members), the same ConfigMaps as N x C kubectl_manifest resources of
+#                         alekc/kubectl, one provider alias per cluster, against our N objects: apply,
+#                         a no-change plan and a destroy of each in turn, BENCH_PEER_ROUNDS (3) rounds,
+#                         with the host as far as BENCH_HOST_LATENCY when set; it prints the medians,
+#                         the ratios and each provider's CPU seconds. The peer's binary is built by
+#                         the user (from its own sources), not by this script.
 #
 # It enables the ConfigMap type and registers clusters named bench-*, and
 # destroys them at the end: do not run it while acceptance tests run.
@@ -48,6 +56,8 @@ latency=${BENCH_LATENCY:-40ms}
 host_latency=${BENCH_HOST_LATENCY:-}
 plan_rounds=${BENCH_PLAN_ROUNDS:-3}
 app_rounds=${BENCH_APP_ROUNDS:-3}
+peer=${BENCH_PEER:-}
+peer_rounds=${BENCH_PEER_ROUNDS:-3}
 work=$(mktemp -d)
 wide_dir=$work/lab-12
 wide_members=12
@@ -57,6 +67,15 @@ kubefed_lab_tools
 go build -o bin/kubefed-lab ./cmd/kubefed-lab
 go build -o bin/terraform-provider-kubefed .
 provider=${BENCH_PROVIDER:-$root/bin/terraform-provider-kubefed}
+case $peer in
+  "") ;;
+  kubectl)
+    if [ ! -x "${BENCH_PEER_PROVIDER:-}" ]; then
+      echo "bench.sh: BENCH_PEER=kubectl needs BENCH_PEER_PROVIDER, the path of a terraform-provider-kubectl binary" >&2
+      exit 2
+    fi ;;
+  *) echo "bench.sh: BENCH_PEER=$peer: the only peer is kubectl" >&2; exit 2 ;;
+esac
 bin/kubefed-lab -dir "$lab_dir" up >/dev/null
 case ${BENCH_CLI:-terraform} in
   tofu) tf=$(scripts/tool.sh tofu) ;;
@@ -72,11 +91,14 @@ esac
 # builtins only, so the wrapper exits with the provider: the CLI waits for
 # every provider process to exit, and a wrapper that slept before noticing
 # would add its sleep to every timing.
-mkdir -p "$work/plugin"
-cat >"$work/plugin/terraform-provider-kubefed" <<WRAPPER
+# wrapper BINARY FILE writes that wrapper for BINARY to FILE.
+wrapper() {
+  local binary=$1 file=$2
+  mkdir -p "$(dirname "$file")"
+  cat >"$file" <<WRAPPER
 #!/usr/bin/env bash
 samples=\$(mktemp)
-"$provider" "\$@" &
+"$binary" "\$@" &
 pid=\$!
 trap 'kill -TERM \$pid 2>/dev/null' TERM INT
 (
@@ -101,12 +123,17 @@ echo "\${peak:-0}" >>"$work/rss"
 echo "\$cpu" >>"$work/cpu"
 exit \$rc
 WRAPPER
-chmod +x "$work/plugin/terraform-provider-kubefed"
+  chmod +x "$file"
+}
+wrapper "$provider" "$work/plugin/terraform-provider-kubefed"
+if [ -n "$peer" ]; then wrapper "$BENCH_PEER_PROVIDER" "$work/plugin-peer/terraform-provider-kubectl"; fi
 cat >"$work/cli.tfrc" <<RC
 provider_installation {
   dev_overrides {
     "registry.terraform.io/tf-kubefed/kubefed" = "$work/plugin"
     "registry.opentofu.org/tf-kubefed/kubefed" = "$work/plugin"
+    "registry.terraform.io/alekc/kubectl"      = "$work/plugin-peer"
+    "registry.opentofu.org/alekc/kubectl"      = "$work/plugin-peer"
   }
   direct {}
 }
@@ -379,10 +406,104 @@ app_scenario() {
   "$tf" -chdir="$dir" destroy -auto-approve -input=false >"$work/destroy.log" 2>&1 || { cat "$work/destroy.log" >&2; exit 1; }
 }
 
+# peer_config DIR RUN OBJECTS CLUSTERS LAB writes two configurations of
+# var.n ConfigMaps on c members of the lab: DIR/ours, kubefed_federated_objects
+# placed on c registered clusters (registered and enabled by the untimed first
+# apply), and DIR/peer, kubectl_manifests, one provider alias per member.
+peer_config() {
+  local dir=$1 run=$2 objects=$3 clusters=$4 lab=$5 i member
+  config "$dir/ours" "$run" 0 "$clusters" "$lab"
+  sed -i 's/^  count = 0$/  count = var.n/' "$dir/ours/main.tf"
+  printf '\nvariable "n" {\n  type    = number\n  default = 0\n}\n' >>"$dir/ours/main.tf"
+  mkdir -p "$dir/peer"
+  cat >"$dir/peer/main.tf" <<TF
+terraform {
+  required_providers {
+    kubectl = { source = "alekc/kubectl" }
+  }
+}
+
+variable "n" {
+  type    = number
+  default = 0
+}
+
+locals {
+  kubeconfig = yamldecode(file("$lab/kubeconfig"))
+  servers    = { for c in local.kubeconfig.clusters : c.name => c.cluster }
+  users      = { for u in local.kubeconfig.users : u.name => u.user }
+}
+TF
+  i=0
+  for member in $(members "$lab" | head -n "$clusters"); do
+    cat >>"$dir/peer/main.tf" <<TF
+
+provider "kubectl" {
+  alias                  = "c$i"
+  host                   = local.servers["$member"].server
+  cluster_ca_certificate = base64decode(local.servers["$member"]["certificate-authority-data"])
+  token                  = local.users["$member"].token
+  load_config_file       = false
+}
+
+resource "kubectl_manifest" "c$i" {
+  provider = kubectl.c$i
+  count    = var.n
+  yaml_body = yamlencode({
+    apiVersion = "v1"
+    kind       = "ConfigMap"
+    metadata   = { name = "bench-peer-$run-\${count.index}", namespace = "default" }
+    data       = { index = tostring(count.index) }
+  })
+}
+TF
+    i=$((i + 1))
+  done
+}
+
+# peer_round DIR FORM OBJECTS times, for one form (ours or peer), an apply
+# of OBJECTS ConfigMaps, a no-change plan (which fails the bench if it is
+# not empty) and a destroy of them (an apply of none), in $work/peer-FORM-OP.
+peer_round() {
+  local dir=$1/$2 out=$work/peer-$2 objects=$3
+  timed "$out-apply" "$tf" -chdir="$dir" apply -auto-approve -input=false -var n="$objects"
+  timed "$out-plan" "$tf" -chdir="$dir" plan -detailed-exitcode -input=false -var n="$objects"
+  timed "$out-destroy" "$tf" -chdir="$dir" apply -auto-approve -input=false -var n=0
+}
+
+# peer_scenario OBJECTS CLUSTERS LAB runs peer_rounds rounds of our form and
+# the peer's in turn, with the host at BENCH_HOST_LATENCY when set, and adds
+# a row per operation to peer_rows.
+peer_scenario() {
+  local objects=$1 clusters=$2 lab=$3 round op ours theirs
+  local run=p${objects}c${clusters} dir=$work/p${objects}c${clusters}
+  if [ "$clusters" -gt "$(members "$lab" | wc -l)" ]; then
+    echo "bench.sh: $objects x $clusters: the peer gets one alias per member, and the lab has fewer; skipped" >&2
+    return
+  fi
+  peer_config "$dir" "$run" "$objects" "$clusters" "$lab"
+  "$tf" -chdir="$dir/ours" apply -auto-approve -input=false >"$work/setup.log" 2>&1 || { cat "$work/setup.log" >&2; exit 1; }
+  if [ -n "$host_latency" ]; then bin/kubefed-lab -dir "$lab" latency host "$host_latency" >/dev/null; fi
+  rm -f "$work"/peer-*
+  for ((round = 0; round < peer_rounds; round++)); do
+    peer_round "$dir" ours "$objects"
+    peer_round "$dir" peer "$objects"
+  done
+  if [ -n "$host_latency" ]; then bin/kubefed-lab -dir "$lab" latency host 0s >/dev/null; fi
+  for op in apply plan destroy; do
+    ours=$(median <"$work/peer-ours-$op") theirs=$(median <"$work/peer-peer-$op")
+    peer_rows+=("$(printf '%-8s %-9s %-8s %9.2f %9.2f %9.2f %9.2f %9.2f' "$objects" "$clusters" "$op" "$ours" "$theirs" \
+      "$(echo "$theirs / $ours" | bc -l)" "$(sed '/^$/d' "$work/peer-ours-$op.cpu" | median)" \
+      "$(sed '/^$/d' "$work/peer-peer-$op.cpu" | median)")")
+    echo "peer ${objects}x$clusters $op, seconds by round: ours $(paste -sd' ' "$work/peer-ours-$op"), peer $(paste -sd' ' "$work/peer-peer-$op")" >&2
+  done
+  "$tf" -chdir="$dir/ours" destroy -auto-approve -input=false >"$work/destroy.log" 2>&1 || { cat "$work/destroy.log" >&2; exit 1; }
+}
+
 for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" "$latency" >/dev/null; done
 : >"$work/rss" >"$work/cpu"
 
-rows=() app_rows=()
+rows=() app_rows=() peer_rows=()
 for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x1 20x3 50x3 200x3 1x12 20x12 200x12 app30x3}; do
   objects=${scenario%x*} clusters=${scenario#*x}
   if [ "${objects#app}" != "$objects" ]; then
@@ -414,6 +535,7 @@ for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x1 20x3 50x3 200x3 1x12 20x12 2
   rows+=("$(printf '%-8s %-9s %s %s %9s %9s %9s' "$objects" "$clusters" "$near" "$far" "$cpu" "$rss" "$state")")
   "$tf" -chdir="$dir" destroy -auto-approve -input=false >"$work/destroy.log" 2>&1 ||
     { cat "$work/destroy.log" >&2; exit 1; }
+  if [ -n "$peer" ]; then peer_scenario "$objects" "$clusters" "$lab"; fi
 done
 
 echo
@@ -431,4 +553,10 @@ if [ ${#app_rows[@]} -gt 0 ]; then
   echo "One kubefed_federated_application against as many kubefed_federated_objects, medians of $app_rounds rounds, the forms in turn"
   printf '%-8s %-9s %-8s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS OP "APP s" "OBJECTS s" RATIO "APP CPU" "OBJ CPU"
   printf '%s\n' "${app_rows[@]}"
+fi
+if [ ${#peer_rows[@]} -gt 0 ]; then
+  echo
+  echo "kubefed_federated_objects against alekc/kubectl's kubectl_manifests (one alias per cluster), medians of $peer_rounds rounds, in turn${host_latency:+, host at ${host_latency} each way}"
+  printf '%-8s %-9s %-8s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS OP "OURS s" "PEER s" "PEER/OURS" "OURS CPU" "PEER CPU"
+  printf '%s\n' "${peer_rows[@]}"
 fi

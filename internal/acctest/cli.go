@@ -196,7 +196,14 @@ func (w *Workspace) RunWith(env []string, args ...string) (int, string) {
 // MustRun runs the CLI and fails the test unless it exits with want.
 func (w *Workspace) MustRun(want int, args ...string) string {
 	w.t.Helper()
-	code, out := w.Run(args...)
+	return w.MustRunWith(want, nil, args...)
+}
+
+// MustRunWith runs the CLI with env added to the workspace's environment
+// and fails the test unless it exits with want; it returns the output.
+func (w *Workspace) MustRunWith(want int, env []string, args ...string) string {
+	w.t.Helper()
+	code, out := w.RunWith(env, args...)
 	if code != want {
 		w.t.Fatalf("%s %s exited %d, want %d:\n%s", filepath.Base(w.cli), strings.Join(args, " "), code, want, out)
 	}

@@ -23,22 +23,29 @@ func WithCluster(ctx context.Context, name string) context.Context {
 // the request's own context: method, server, path, status and duration.
 // It sits below client-go's authentication wrappers and logs no header and
 // no query, so no credential reaches the log.
+// When the process traces requests (RequestTraceEnv), it also writes
+// each one to the trace.
 type requestLog struct {
-	next http.RoundTripper
+	next  http.RoundTripper
+	trace *requestTrace
 }
 
 func logRequests(next http.RoundTripper) http.RoundTripper {
-	return requestLog{next: next}
+	return requestLog{next: next, trace: processTrace()}
 }
 
 func (l requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := l.next.RoundTrip(req)
+	end := time.Now()
+	if l.trace != nil {
+		l.trace.record(req, resp, start, end)
+	}
 	fields := map[string]any{
 		"method":   req.Method,
 		"server":   req.URL.Host,
 		"path":     req.URL.Path,
-		"duration": time.Since(start).String(),
+		"duration": end.Sub(start).String(),
 	}
 	if err != nil {
 		fields["error"] = err.Error()

@@ -82,8 +82,10 @@ func TestAccFederatedObject_hostNamespaceGoesWithItsLastObject(t *testing.T) {
 			return fmt.Errorf("host namespace %s is still there", name)
 		}
 	}
-	all := hostNamespaceType + hostNamespaceObject("fresh", fresh, "a") + hostNamespaceObject("busy", busy, "a") +
-		hostNamespaceObject("existing", existing, "a")
+	// Three objects share fresh: their destroys run at once, and the last
+	// of them must still find the namespace empty.
+	all := hostNamespaceType + hostNamespaceObject("fresh", fresh, "a") + hostNamespaceObject("fresh_b", fresh, "b") +
+		hostNamespaceObject("fresh_c", fresh, "c") + hostNamespaceObject("busy", busy, "a") + hostNamespaceObject("existing", existing, "a")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{

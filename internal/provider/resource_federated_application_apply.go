@@ -368,7 +368,7 @@ func (r *federatedApplicationResource) record(ctx context.Context, a *setApply, 
 			reportFailures(o.in, record, diags)
 			continue
 		}
-		r.objects.removeFromHost(ctx, o.in, diags)
+		r.objects.removeFromHost(ctx, o.in, r.objects.startHostNamespaceCheck(ctx, o.in), diags)
 	}
 }
 

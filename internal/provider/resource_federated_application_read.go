@@ -245,7 +245,7 @@ func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.
 		return
 	}
 	for i := len(set.objects) - 1; i >= 0; i-- {
-		r.objects.removeFromHost(ctx, set.objects[i].in, &resp.Diagnostics)
+		r.objects.removeFromHost(ctx, set.objects[i].in, r.objects.startHostNamespaceCheck(ctx, set.objects[i].in), &resp.Diagnostics)
 	}
 }
 

@@ -295,11 +295,15 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 			map[string]any{"id": state.ID.ValueString(), "staying": staying})
 		r.data.run.MarkReplacing(objectKey(state.ID.ValueString()))
 	}
+	var check *hostNamespaceCheck
+	if !replaced {
+		check = r.startHostNamespaceCheck(ctx, in)
+	}
 	r.removeFromMembers(ctx, in, snapshot, mapStrings(state.Rendered), staying, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || replaced {
 		return
 	}
-	r.removeFromHost(ctx, in, &resp.Diagnostics)
+	r.removeFromHost(ctx, in, check, &resp.Diagnostics)
 }
 
 // removeFromMembers removes the object from every cluster that holds it,
@@ -359,17 +363,35 @@ func (r *federatedObjectResource) unregisteredMember(ctx context.Context, in *ob
 	return propagation.Member{Name: cluster, Clients: clients, Reads: r.data.reads}, nil
 }
 
-func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) {
+// removeFromHost deletes the object's record from the host and then the
+// host namespace the provider created for it, when check found that the
+// record was the last thing in it.
+func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *objectInputs, check *hostNamespaceCheck, diags *diag.Diagnostics) {
 	reg, err := r.data.registry(ctx)
 	if err == nil {
 		hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-		if err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName); err == nil && hostNamespace != "" {
-			removeCreatedNamespace(ctx, reg, hostNamespace, diags)
+		if err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName); err == nil {
+			check.removeIfEmpty(ctx, reg, diags)
 		}
 	}
 	if err != nil {
 		diags.AddError("Cannot remove the federated object from the host", err.Error())
 	}
+}
+
+// startHostNamespaceCheck starts looking into the host namespace of the
+// object's record, while the members are written: whether the provider
+// created it and nothing but the record is left in it. Nil for a record
+// outside any namespace, or a host the run cannot reach (the record's
+// removal reports that).
+func (r *federatedObjectResource) startHostNamespaceCheck(ctx context.Context, in *objectInputs) *hostNamespaceCheck {
+	hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
+	reg, err := r.data.registry(ctx)
+	if hostNamespace == "" || err != nil {
+		return nil
+	}
+	record := registry.HostObject{Resource: in.ft.Federated.Resource().GroupResource(), Name: hostName}
+	return startNamespaceCheck(ctx, reg, hostNamespace, record)
 }
 
 // ImportState takes `<type>/<namespace>/<name>` or `<type>/<name>`, as the

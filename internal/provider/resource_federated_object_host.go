@@ -134,6 +134,12 @@ func statusEntries(v types.Map) map[string]reconcile.Status {
 // only leaves it behind, deleting a wrong one would delete what it holds.
 func removeCreatedNamespace(ctx context.Context, reg *registry.Registry, namespace string, diags *diag.Diagnostics) {
 	removed, err := reg.RemoveCreatedNamespace(ctx, namespace)
+	reportCreatedNamespace(ctx, namespace, removed, err, diags)
+}
+
+// reportCreatedNamespace logs the removal of a host namespace the provider
+// created, or warns that it stays when it could not be looked into.
+func reportCreatedNamespace(ctx context.Context, namespace string, removed bool, err error, diags *diag.Diagnostics) {
 	if err != nil {
 		diags.AddWarning(fmt.Sprintf("Namespace %q stays in the host", namespace),
 			fmt.Sprintf("The provider created namespace %q in the host for federated objects, and removes it with the last "+
@@ -144,5 +150,52 @@ func removeCreatedNamespace(ctx context.Context, reg *registry.Registry, namespa
 	}
 	if removed {
 		tflog.Info(ctx, "removed the host namespace the provider created, with the last object in it", map[string]any{"namespace": namespace})
+	}
+}
+
+// hostNamespaceCheck is the look into a host namespace that a deletion
+// leaves, started beside the deletion's other requests so that a far host
+// costs it no round trip of its own when the provider did not create the
+// namespace (nothing more to do), and one when nothing but the deleted
+// record holds it (the namespace's deletion). A created namespace that
+// held more costs one request once the record is gone, to see whether
+// what held it is still there: the other objects of one destroy go
+// meanwhile, and the last of them must find the namespace empty.
+type hostNamespaceCheck struct {
+	namespace string
+	done      chan struct{}
+	found     registry.CreatedNamespaceContent
+	err       error
+}
+
+func startNamespaceCheck(ctx context.Context, reg *registry.Registry, namespace string, leaving ...registry.HostObject) *hostNamespaceCheck {
+	c := &hostNamespaceCheck{namespace: namespace, done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		c.found, c.err = reg.CreatedNamespace(ctx, namespace, leaving...)
+	}()
+	return c
+}
+
+// removeIfEmpty waits for the check, and deletes the namespace when it is
+// one the provider created that nothing holds any more. A created
+// namespace held by an object that is still there stays; one whose holder
+// went meanwhile is looked into again.
+func (c *hostNamespaceCheck) removeIfEmpty(ctx context.Context, reg *registry.Registry, diags *diag.Diagnostics) {
+	if c == nil {
+		return
+	}
+	<-c.done
+	switch {
+	case c.err == nil && c.found.Empty:
+		removed, err := reg.DeleteCreatedNamespace(ctx, c.namespace, c.found.UID)
+		reportCreatedNamespace(ctx, c.namespace, removed, err, diags)
+	case c.err == nil && c.found.Created:
+		if held, err := reg.StillHeld(ctx, c.namespace, c.found); held && err == nil {
+			return
+		}
+		removeCreatedNamespace(ctx, reg, c.namespace, diags)
+	case c.err != nil:
+		removeCreatedNamespace(ctx, reg, c.namespace, diags)
 	}
 }

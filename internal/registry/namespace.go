@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -39,7 +40,7 @@ const CreatedNamespaceAnnotation = "kubefed.terraform.io/created-namespace"
 const namespacePoll = 500 * time.Millisecond
 
 // listParallelism bounds the lists that look for what a namespace holds.
-const listParallelism = 8
+const listParallelism = 64
 
 // IsNamespaceMissing reports whether err is a write refused because the
 // namespace it writes in does not exist, or is being deleted and so will
@@ -107,24 +108,84 @@ func (r *Registry) waitNamespaceGone(ctx context.Context, namespace string) erro
 // namespace it did not create, or that holds anything else, is kept, and
 // so is one whose content it cannot see whole (an error says why).
 func (r *Registry) RemoveCreatedNamespace(ctx context.Context, namespace string) (bool, error) {
+	found, err := r.CreatedNamespace(ctx, namespace)
+	if err != nil || !found.Empty {
+		return false, err
+	}
+	return r.DeleteCreatedNamespace(ctx, namespace, found.UID)
+}
+
+// HostObject is one object of a host namespace: its resource and name.
+type HostObject struct {
+	Resource schema.GroupResource
+	Name     string
+}
+
+// CreatedNamespaceContent is what CreatedNamespace finds.
+type CreatedNamespaceContent struct {
+	// Created is set for a namespace the provider created that is not
+	// being deleted.
+	Created bool
+	// Empty is set when such a namespace holds nothing but what Kubernetes
+	// puts in every namespace and the objects leaving.
+	Empty bool
+	// UID is the namespace's, for DeleteCreatedNamespace.
+	UID k8stypes.UID
+
+	// heldBy is an object that kept a created namespace from being empty,
+	// when the lists named one; see StillHeld.
+	heldBy *heldBy
+}
+
+// heldBy is one object of a namespace.
+type heldBy struct {
+	resource schema.GroupVersionResource
+	name     string
+}
+
+// CreatedNamespace looks into namespace: whether the provider created it
+// (CreatedNamespaceAnnotation) and, if so, whether it holds nothing but
+// what Kubernetes puts in every namespace and the objects of leaving, which
+// the caller is deleting meanwhile. A missing namespace is neither, and no
+// error; one whose content cannot be seen whole is an error.
+func (r *Registry) CreatedNamespace(ctx context.Context, namespace string, leaving ...HostObject) (CreatedNamespaceContent, error) {
 	ns, err := r.kubernetes.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return CreatedNamespaceContent{}, nil
+	}
+	if err != nil {
+		return CreatedNamespaceContent{}, fmt.Errorf("reading namespace %q of the host: %w", namespace, err)
+	}
+	if !createdAndLive(ns) {
+		return CreatedNamespaceContent{}, nil
+	}
+	found := CreatedNamespaceContent{Created: true, UID: ns.UID}
+	held, holder, err := r.holdsObjects(ctx, namespace, leaving)
+	found.Empty, found.heldBy = err == nil && !held, holder
+	return found, err
+}
+
+// StillHeld reports whether the object that kept a created namespace from
+// being empty when CreatedNamespace looked is there still: one request, so
+// that the deletion of one of many objects of a namespace need not look
+// into all of it again. False when it is gone, or the look named none.
+func (r *Registry) StillHeld(ctx context.Context, namespace string, found CreatedNamespaceContent) (bool, error) {
+	if found.heldBy == nil {
+		return false, nil
+	}
+	_, err := r.dynamic.Resource(found.heldBy.resource).Namespace(namespace).Get(ctx, found.heldBy.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("reading namespace %q of the host: %w", namespace, err)
-	}
-	if !createdAndLive(ns) {
-		return false, nil
-	}
-	held, err := r.holdsObjects(ctx, namespace)
-	if err != nil || held {
-		return false, err
-	}
-	// The precondition deletes the namespace that was looked into, not one
-	// created again under the same name meanwhile.
-	uid := ns.UID
-	err = r.kubernetes.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	return err == nil, err
+}
+
+// DeleteCreatedNamespace deletes the namespace CreatedNamespace found
+// empty, and reports whether it did. The UID precondition deletes the
+// namespace that was looked into, not one created again under the same
+// name meanwhile.
+func (r *Registry) DeleteCreatedNamespace(ctx context.Context, namespace string, uid k8stypes.UID) (bool, error) {
+	err := r.kubernetes.CoreV1().Namespaces().Delete(ctx, namespace, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return false, fmt.Errorf("deleting namespace %q of the host: %w", namespace, err)
 	}
@@ -143,30 +204,30 @@ func createdAndLive(ns *corev1.Namespace) bool {
 // at their head, then the custom resources its CRDs define that the
 // discovery lacks: it is cached for the run, and a type enabled since would
 // be missing from it.
-func (r *Registry) holdsObjects(ctx context.Context, namespace string) (bool, error) {
+func (r *Registry) holdsObjects(ctx context.Context, namespace string, leaving []HostObject) (bool, *heldBy, error) {
 	if r.discovery == nil {
-		return false, errors.New("the host's API discovery is not available")
+		return false, nil, errors.New("the host's API discovery is not available")
 	}
 	lists, err := r.discovery.ServerPreferredNamespacedResources()
 	if err != nil {
 		// A group that did not answer could hold the objects that matter.
-		return false, fmt.Errorf("reading the host's API discovery: %w", err)
+		return false, nil, fmt.Errorf("reading the host's API discovery: %w", err)
 	}
 	known, err := listableResources(lists)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	slices.SortStableFunc(known, func(a, b schema.GroupVersionResource) int {
 		return cmp.Compare(federationGroupRank(a.Group), federationGroupRank(b.Group))
 	})
-	if held, err := r.holdsObjectsOfAny(ctx, known, namespace); held || err != nil {
-		return held, err
+	if held, holder, err := r.holdsObjectsOfAny(ctx, known, namespace, leaving); held || err != nil {
+		return held, holder, err
 	}
 	crds, err := r.dynamic.Resource(crdResource).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return false, fmt.Errorf("listing the host's CRDs: %w", err)
+		return false, nil, fmt.Errorf("listing the host's CRDs: %w", err)
 	}
-	return r.holdsObjectsOfAny(ctx, customResourcesBesides(crds.Items, known), namespace)
+	return r.holdsObjectsOfAny(ctx, customResourcesBesides(crds.Items, known), namespace, leaving)
 }
 
 // customResourcesBesides are the namespaced resources the CRDs define
@@ -186,18 +247,27 @@ func customResourcesBesides(crds []unstructured.Unstructured, known []schema.Gro
 // order, and sends no more lists once one shows an object someone put
 // there. The lists under way are left to finish: they are small, and a
 // request cut off in flight would only be logged as an error.
-func (r *Registry) holdsObjectsOfAny(ctx context.Context, resources []schema.GroupVersionResource, namespace string) (bool, error) {
+func (r *Registry) holdsObjectsOfAny(ctx context.Context, resources []schema.GroupVersionResource, namespace string, leaving []HostObject) (bool, *heldBy, error) {
 	errs := make([]error, len(resources))
 	var found atomic.Bool
+	var mu sync.Mutex
+	var holder *heldBy
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(listParallelism, len(resources)) {
 		wg.Go(func() {
 			for i := range next {
-				held, err := r.holdsObjectsOf(ctx, resources[i], namespace)
+				held, name, err := r.holdsObjectsOf(ctx, resources[i], namespace, leaving)
 				errs[i] = err
 				if held {
 					found.Store(true)
+				}
+				if name != "" {
+					mu.Lock()
+					if holder == nil {
+						holder = &heldBy{resource: resources[i], name: name}
+					}
+					mu.Unlock()
 				}
 			}
 		})
@@ -211,30 +281,35 @@ func (r *Registry) holdsObjectsOfAny(ctx context.Context, resources []schema.Gro
 	close(next)
 	wg.Wait()
 	if found.Load() {
-		return true, nil
+		return true, holder, nil
 	}
 	if err := ctx.Err(); err != nil {
 		// Cut short: what was not listed may hold something.
-		return false, fmt.Errorf("looking into namespace %q of the host: %w", namespace, err)
+		return false, nil, fmt.Errorf("looking into namespace %q of the host: %w", namespace, err)
 	}
-	return false, errors.Join(errs...)
+	return false, nil, errors.Join(errs...)
 }
 
-func (r *Registry) holdsObjectsOf(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (bool, error) {
-	list, err := r.dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{Limit: 2})
+// holdsObjectsOf reports whether namespace holds an object of gvr that
+// someone put there and is not leaving, and names it when the list shows
+// it.
+func (r *Registry) holdsObjectsOf(ctx context.Context, gvr schema.GroupVersionResource, namespace string, leaving []HostObject) (bool, string, error) {
+	// One more than the objects that may be there and leaving.
+	list, err := r.dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{Limit: int64(2 + len(leaving))})
 	switch {
 	case apierrors.IsNotFound(err):
 		// No longer served (a type disabled since discovery was read):
 		// no object of it is left anywhere.
-		return false, nil
+		return false, "", nil
 	case err != nil:
-		return false, fmt.Errorf("listing %s in namespace %q of the host: %w", gvr.GroupResource(), namespace, err)
+		return false, "", fmt.Errorf("listing %s in namespace %q of the host: %w", gvr.GroupResource(), namespace, err)
 	}
 	names := make([]string, 0, len(list.Items))
 	for _, item := range list.Items {
 		names = append(names, item.GetName())
 	}
-	return holdsOwnObjects(gvr.GroupResource(), names, list.GetContinue() != ""), nil
+	name, held := ownObject(gvr.GroupResource(), names, list.GetContinue() != "", leaving)
+	return held, name, nil
 }
 
 // everyNamespaceHolds are the objects Kubernetes' controllers create in
@@ -244,19 +319,17 @@ var everyNamespaceHolds = map[schema.GroupResource]sets.Set[string]{
 	{Resource: "configmaps"}:      sets.New("kube-root-ca.crt"),
 }
 
-// holdsOwnObjects reports whether a list of names of one resource in a
+// ownObject reports whether a list of names of one resource in a
 // namespace, with more to come when more is true, shows an object that
-// someone put there.
-func holdsOwnObjects(resource schema.GroupResource, names []string, more bool) bool {
-	if more {
-		return true
-	}
+// someone put there and is not leaving, and names the first such object
+// it shows ("" when only the rest of the list would).
+func ownObject(resource schema.GroupResource, names []string, more bool, leaving []HostObject) (string, bool) {
 	for _, name := range names {
-		if !everyNamespaceHolds[resource].Has(name) {
-			return true
+		if !everyNamespaceHolds[resource].Has(name) && !slices.Contains(leaving, HostObject{Resource: resource, Name: name}) {
+			return name, true
 		}
 	}
-	return false
+	return "", more
 }
 
 // federationGroupRank puts the API groups of KubeFed first.

@@ -27,26 +27,34 @@ var (
 	federatedCMsResource = schema.GroupVersionResource{Group: "types.kubefed.io", Version: "v1beta1", Resource: "federatedconfigmaps"}
 )
 
-func TestHoldsOwnObjects(t *testing.T) {
+func TestOwnObject(t *testing.T) {
 	tests := []struct {
 		name     string
 		resource schema.GroupResource
 		names    []string
 		more     bool
+		leaving  []HostObject
 		want     bool
+		holder   string
 	}{
-		{"nothing", configMapsResource.GroupResource(), nil, false, false},
-		{"the CA every namespace gets", configMapsResource.GroupResource(), []string{"kube-root-ca.crt"}, false, false},
-		{"the default service account", accountsResource.GroupResource(), []string{"default"}, false, false},
-		{"a ConfigMap someone put there", configMapsResource.GroupResource(), []string{"kube-root-ca.crt", "settings"}, false, true},
-		{"more than the list showed", configMapsResource.GroupResource(), []string{"kube-root-ca.crt"}, true, true},
-		{"a federated object", federatedCMsResource.GroupResource(), []string{"web"}, false, true},
-		{"an object named like the CA, of another kind", federatedCMsResource.GroupResource(), []string{"kube-root-ca.crt"}, false, true},
+		{"nothing", configMapsResource.GroupResource(), nil, false, nil, false, ""},
+		{"the CA every namespace gets", configMapsResource.GroupResource(), []string{"kube-root-ca.crt"}, false, nil, false, ""},
+		{"the default service account", accountsResource.GroupResource(), []string{"default"}, false, nil, false, ""},
+		{"a ConfigMap someone put there", configMapsResource.GroupResource(), []string{"kube-root-ca.crt", "settings"}, false, nil, true, "settings"},
+		{"more than the list showed", configMapsResource.GroupResource(), []string{"kube-root-ca.crt"}, true, nil, true, ""},
+		{"a federated object", federatedCMsResource.GroupResource(), []string{"web"}, false, nil, true, "web"},
+		{"an object named like the CA, of another kind", federatedCMsResource.GroupResource(), []string{"kube-root-ca.crt"}, false, nil, true, "kube-root-ca.crt"},
+		{"the record being deleted meanwhile", federatedCMsResource.GroupResource(), []string{"web"}, false,
+			[]HostObject{{federatedCMsResource.GroupResource(), "web"}}, false, ""},
+		{"another record beside the one being deleted", federatedCMsResource.GroupResource(), []string{"web", "api"}, false,
+			[]HostObject{{federatedCMsResource.GroupResource(), "web"}}, true, "api"},
+		{"a record of that name, of another kind", configMapsResource.GroupResource(), []string{"web"}, false,
+			[]HostObject{{federatedCMsResource.GroupResource(), "web"}}, true, "web"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := holdsOwnObjects(tt.resource, tt.names, tt.more); got != tt.want {
-				t.Fatalf("holdsOwnObjects(%v, %q, %v) = %v, want %v", tt.resource, tt.names, tt.more, got, tt.want)
+			if holder, got := ownObject(tt.resource, tt.names, tt.more, tt.leaving); got != tt.want || holder != tt.holder {
+				t.Fatalf("ownObject(%v, %q, %v, %v) = %q, %v; want %q, %v", tt.resource, tt.names, tt.more, tt.leaving, holder, got, tt.holder, tt.want)
 			}
 		})
 	}
@@ -283,4 +291,49 @@ func TestEnsureObjectNamespace(t *testing.T) {
 			t.Fatalf("EnsureObjectNamespace = %v; want the deadline", err)
 		}
 	})
+}
+
+func TestCreatedNamespace_leavesOutTheRecordBeingDeleted(t *testing.T) {
+	objects := []runtime.Object{
+		shopObject(configMapsResource, "ConfigMap", "kube-root-ca.crt"),
+		shopObject(federatedCMsResource, "FederatedConfigMap", "web"),
+	}
+	host := newNamespacedHost([]*corev1.Namespace{shopNamespace(true, false)}, objects...)
+	web := HostObject{Resource: federatedCMsResource.GroupResource(), Name: "web"}
+	if found, err := host.registry().CreatedNamespace(context.Background(), "shop"); found.Empty || !found.Created || err != nil {
+		t.Fatalf("with its record: %+v, %v; want created and held", found, err)
+	}
+	found, err := host.registry().CreatedNamespace(context.Background(), "shop", web)
+	if !found.Empty || !found.Created || err != nil || found.UID != "uid-shop" {
+		t.Fatalf("with its record leaving: %+v, %v; want created, empty, uid-shop", found, err)
+	}
+	if removed, err := host.registry().DeleteCreatedNamespace(context.Background(), "shop", found.UID); !removed || err != nil {
+		t.Errorf("DeleteCreatedNamespace = %v, %v; want removed", removed, err)
+	}
+}
+
+func TestStillHeld(t *testing.T) {
+	objects := []runtime.Object{
+		shopObject(federatedCMsResource, "FederatedConfigMap", "web"),
+		shopObject(federatedCMsResource, "FederatedConfigMap", "api"),
+	}
+	host := newNamespacedHost([]*corev1.Namespace{shopNamespace(true, false)}, objects...)
+	reg := host.registry()
+	web := HostObject{Resource: federatedCMsResource.GroupResource(), Name: "web"}
+	found, err := reg.CreatedNamespace(context.Background(), "shop", web)
+	if err != nil || found.Empty || found.heldBy == nil || found.heldBy.name != "api" {
+		t.Fatalf("CreatedNamespace = %+v, %v; want held by api", found, err)
+	}
+	if held, err := reg.StillHeld(context.Background(), "shop", found); !held || err != nil {
+		t.Errorf("with api there: StillHeld = %v, %v; want held", held, err)
+	}
+	if err := host.dynamic.Resource(federatedCMsResource).Namespace("shop").Delete(context.Background(), "api", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := reg.StillHeld(context.Background(), "shop", found); held || err != nil {
+		t.Errorf("with api gone: StillHeld = %v, %v; want not held", held, err)
+	}
+	if held, err := reg.StillHeld(context.Background(), "shop", CreatedNamespaceContent{Created: true}); held || err != nil {
+		t.Errorf("with no holder named: StillHeld = %v, %v; want not held, so the caller looks again", held, err)
+	}
 }

@@ -1,0 +1,157 @@
+package provider_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/roundtrips"
+)
+
+// roundTripLatency delays each direction to the host and to every member,
+// so that a round trip takes 2×roundTripLatency: far longer than the
+// scheduling delays of a loaded machine, so two requests sent together
+// always overlap in the trace and only requests that wait for each other
+// count as a sequence.
+const roundTripLatency = 60 * time.Millisecond
+
+// roundTripBudget is how many requests in sequence one provider process of
+// an operation may send to the host and to each member. The requests are
+// listed, with why each waits for the one before, in docs/performance.md.
+type roundTripBudget struct {
+	host, member int
+}
+
+// roundTripBudgets are the budgets of each operation's provider processes,
+// in the order the CLI starts them: a plan is one process that refreshes
+// and plans; an apply is that, and then the process that applies (which
+// plans each resource once more, as the CLI asks, before applying it).
+// Sequences are counted as the trace shows them: requests the provider
+// sends in the background (the host's API discovery, /api then /apis)
+// count when they precede one the run waits for, so a budget is an upper
+// bound of what the run waits for.
+var roundTripBudgets = map[string][]roundTripBudget{
+	"create":             {{host: 3, member: 2}, {host: 4, member: 2}},
+	"no-change plan":     {{host: 3, member: 2}},
+	"update":             {{host: 4, member: 3}, {host: 4, member: 2}},
+	"delete":             {{host: 3, member: 3}, {host: 5, member: 1}},
+	"register a cluster": {{host: 4, member: 3}, {host: 6, member: 2}},
+}
+
+// Each operation on one object placed on three far members, and the
+// registration of a cluster, sends no more requests in sequence to the
+// host and to each member than its budget.
+func TestAccRoundTrips_withinBudget(t *testing.T) {
+	lab := acctest.Lab(t)
+	prefix, ns := "rt", uniqueName("rt")
+	cleanupObjectTest(t, prefix, ns)
+	host := newHostClients(t)
+	t.Cleanup(func() { deleteClusters(t, host, prefix+"-extra") })
+	ws := acctest.NewWorkspace(t)
+	config := func(object bool, data string, extra bool) string {
+		c := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns)
+		if object {
+			c += fmt.Sprintf(`
+resource "kubefed_federated_object" "cm" {
+  type       = kubefed_federated_type.configmaps.name
+  template   = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "rt", namespace = %q }, data = { v = %q } })
+  placement  = { clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name, kubefed_federation_cluster.berlin.name] }
+}
+`, ns, data)
+		}
+		if extra {
+			c += memberBlock("extra", prefix+"-extra", "berlin", "")(t)
+		}
+		return c
+	}
+	t.Cleanup(func() {
+		ws.Write(config(false, "", false))
+		ws.Run("destroy", "-auto-approve", "-input=false", "-no-color")
+	})
+	ws.Write(config(false, "", false))
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+
+	names := map[string]string{}
+	for _, c := range lab.Clusters() {
+		u, err := url.Parse(c.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[u.Host] = c.Name
+	}
+	setClusterLatency(t, lab, roundTripLatency)
+
+	traceDir := t.TempDir()
+	run := func(op string, args ...string) {
+		t.Helper()
+		trace := filepath.Join(traceDir, op)
+		ws.MustRunWith(0, []string{kube.RequestTraceEnv + "=" + trace}, args...)
+		requests, err := roundtrips.Read(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRoundTrips(t, op, requests, names)
+	}
+	ws.Write(config(true, "1", false))
+	run("create", "apply", "-auto-approve", "-input=false", "-no-color")
+	run("no-change plan", "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	ws.Write(config(true, "2", false))
+	run("update", "apply", "-auto-approve", "-input=false", "-no-color")
+	ws.Write(config(false, "", false))
+	run("delete", "apply", "-auto-approve", "-input=false", "-no-color")
+	ws.Write(config(false, "", true))
+	run("register a cluster", "apply", "-auto-approve", "-input=false", "-no-color")
+}
+
+// checkRoundTrips logs, for each provider process of an operation, the
+// longest sequence of requests to each cluster, and fails where one is
+// longer than the operation's budget.
+func checkRoundTrips(t *testing.T, op string, requests []kube.TracedRequest, names map[string]string) {
+	t.Helper()
+	budgets := roundTripBudgets[op]
+	processes := roundtrips.Processes(requests)
+	if len(processes) != len(budgets) {
+		t.Errorf("%s: %d provider processes sent requests, and %d have a budget", op, len(processes), len(budgets))
+	}
+	for i, pid := range processes {
+		mine := roundtrips.Filter(requests, func(r kube.TracedRequest) bool { return r.Process == pid })
+		all := roundtrips.Sequence(mine)
+		t.Logf("%s, provider process %d: %d requests, %d in sequence:\n%s", op, i+1, len(mine), len(all), roundtrips.Describe(all, names))
+		if i >= len(budgets) {
+			continue
+		}
+		for server, name := range names {
+			chain := roundtrips.Sequence(roundtrips.Filter(mine, func(r kube.TracedRequest) bool { return r.Server == server }))
+			limit := budgets[i].member
+			if name == "host" {
+				limit = budgets[i].host
+			}
+			if len(chain) > limit {
+				t.Errorf("%s: provider process %d sent %d requests in sequence to %s, over the budget of %d:\n%s",
+					op, i+1, len(chain), name, limit, roundtrips.Describe(chain, names))
+			}
+		}
+	}
+}
+
+// setClusterLatency delays each direction to the host and every member of
+// the lab, until the test ends.
+func setClusterLatency(t *testing.T, lab interface {
+	SetLatency(context.Context, string, time.Duration) error
+}, d time.Duration) {
+	names := append([]string{"host"}, interruptMembers...)
+	set := func(d time.Duration) {
+		for _, c := range names {
+			if err := lab.SetLatency(context.Background(), c, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Cleanup(func() { set(0) })
+	set(d)
+}
