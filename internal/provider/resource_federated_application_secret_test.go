@@ -109,6 +109,10 @@ resource "kubefed_federated_application" "web" {
 	secretIs(oldValue, all...)
 
 	// A new value, and berlin, the first stage, made to fail.
+	versions := map[string]string{}
+	for _, m := range all {
+		versions[m] = secretVersion(t, m, ns)
+	}
 	ws.Write(config(newValue, true))
 	out := ws.MustRun(2, "plan", "-detailed-exitcode", "-input=false", "-no-color")
 	hidden("plan of the change", out)
@@ -126,8 +130,14 @@ resource "kubefed_federated_application" "web" {
 		strings.Contains(text, "stays applied") {
 		t.Fatalf("the error does not say that berlin's failed Deployment was rolled back:\n%s", out)
 	}
-	secretIs(oldValue, "berlin")  // rolled back
-	secretIs(oldValue, others...) // never reached: the stage stopped the rollout
+	// berlin's Secret was written, and written back; the others were never
+	// reached: the stage stopped the rollout.
+	secretIs(oldValue, all...)
+	for _, m := range all {
+		if written := secretVersion(t, m, ns) != versions[m]; written != (m == "berlin") {
+			t.Fatalf("the Secret on %s was written: %v, want %v", m, written, m == "berlin")
+		}
+	}
 	if err := checkImage(t, ns, "nginx:1.27", all...)(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -142,4 +152,14 @@ resource "kubefed_federated_application" "web" {
 	hidden("apply of the fix", ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color"))
 	secretIs(newValue, all...)
 	hidden("plan after the fix", ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color"))
+}
+
+// secretVersion is the resourceVersion of the test's Secret on a member.
+func secretVersion(t *testing.T, member, namespace string) string {
+	t.Helper()
+	obj, err := memberObject(t, member, secretsGVR, namespace, "web-secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj.GetResourceVersion()
 }
