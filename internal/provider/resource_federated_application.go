@@ -128,6 +128,10 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 			Description: "For each cluster, for each object key, the outcome of the last apply, as `cluster_status` of a federated object."},
 		"cluster_health": schema.MapAttribute{Computed: true, ElementType: types.MapType{ElemType: healthType},
 			Description: "For each cluster, for each object key that holds a workload or is waited for, how it does there."},
+		"host_records": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+			Description: "For each object key, how the host's `Federated<Kind>` record of the object compares with what the " +
+				"configuration writes: `current`, or, after a refresh, `missing` or `differs: ` and the parts that differ, or " +
+				"`not written` after an apply that could not write it. A plan sets each to `current`; the apply rewrites the records."},
 		"rollout_strategy": applicationRolloutStrategyAttribute(),
 	}
 	for _, name := range []string{"placement", "ignore_fields", "wait", "placed_clusters", "rollout_plan"} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -71,6 +72,12 @@ type setApply struct {
 	ops        map[string][]reconcile.Operation
 	records    map[string]reconcile.Record
 	seen       map[string]map[string]map[string]any
+	// outcomes are, by object and cluster, how the operations ended.
+	outcomes map[string]map[string]reconcile.Outcome
+	// unwritten are the objects whose host record the apply could not
+	// write; record fills it, objects at once.
+	unwrittenMu sync.Mutex
+	unwritten   map[string]bool
 }
 
 // apply carries out the plan: every object's operations, as reconcile.Diff
@@ -113,7 +120,7 @@ func (r *federatedApplicationResource) applyInputs(ctx context.Context, plan, pr
 		return nil, false
 	}
 	a := &setApply{objects: map[string]*appObject{}, inputs: map[string]reconcile.Input{}, ops: map[string][]reconcile.Operation{},
-		records: map[string]reconcile.Record{}, seen: map[string]map[string]map[string]any{}}
+		records: map[string]reconcile.Record{}, seen: map[string]map[string]map[string]any{}, unwritten: map[string]bool{}}
 	var d diag.Diagnostics
 	a.set, d = r.set(ctx, plan)
 	diags.Append(d...)
@@ -207,7 +214,12 @@ func (a *setApply) fold(key string, outcomes []propagation.Outcome, diags *diag.
 	o := a.objects[key]
 	var folded []reconcile.Outcome
 	seen := map[string]map[string]any{}
+	if a.outcomes == nil {
+		a.outcomes = map[string]map[string]reconcile.Outcome{}
+	}
+	a.outcomes[key] = map[string]reconcile.Outcome{}
 	for _, out := range outcomes {
+		a.outcomes[key][out.Cluster] = out.Outcome
 		warnSkipped(o.in, out.Op, diags)
 		addServerWarnings(diags, o.in.object, out.Cluster, out.Answer)
 		addReclaimWarning(diags, o.in.object, out.Cluster, out.Answer, "The apply set")
@@ -281,6 +293,10 @@ func (r *federatedApplicationResource) rollBack(ctx context.Context, a *setApply
 			}
 			if s, ok := back.records[key].Status[c]; ok && s.Failed() {
 				problems = append(problems, fmt.Sprintf("%s on cluster %q: %s", a.objects[key].key.Object(), c, s.Message))
+			} else if s, ok := rec.Status[c]; ok {
+				s = rolledBackStatus(s, a.outcomes[key][c])
+				s.Message = redact(s.Message, a.secrets())
+				rec.Status[c] = s
 			}
 		}
 	}
@@ -291,6 +307,24 @@ func (r *federatedApplicationResource) rollBack(ctx context.Context, a *setApply
 		detail += "\n\nThe rollback itself failed for:\n- " + strings.Join(problems, "\n- ")
 	}
 	diags.AddError("Rolled back after a failed stage", detail)
+}
+
+// rolledBackStatus is the status of an object on a cluster a rollback gave
+// its prior set back: how the failed stage's apply of it ended there, and
+// that the cluster holds it as before, not as the failed apply left it.
+func rolledBackStatus(s reconcile.Status, out reconcile.Outcome) reconcile.Status {
+	if !s.Failed() {
+		return s
+	}
+	why := s.Message
+	switch {
+	case out.Rollout != "" && out.RolloutMessage != "":
+		why = "the rollout " + out.Rollout + ": " + out.RolloutMessage
+	case out.Err != "":
+		why = out.Err
+	}
+	return reconcile.Status{Status: s.Status, Message: why + "; rolled back: the cluster holds the object as the state " +
+		"recorded it before this apply, and the next apply writes the planned one again"}
 }
 
 func quoted(names []string) []string {
@@ -316,7 +350,13 @@ func (r *federatedApplicationResource) record(ctx context.Context, a *setApply, 
 		record := a.records[key]
 		_, known := a.prior.byKey[key]
 		r.objects.observeTheRest(ctx, o.in, a.snapshot, record, a.seen[key])
+		errorsBefore := diags.ErrorsCount()
 		r.objects.recordInHost(ctx, o.in, record, a.seen[key], !known, <-specs[key], diags)
+		if diags.ErrorsCount() > errorsBefore {
+			a.unwrittenMu.Lock()
+			a.unwritten[key] = true
+			a.unwrittenMu.Unlock()
+		}
 		reportFailures(o.in, record, diags)
 	})
 	for _, key := range a.keys {
@@ -349,4 +389,12 @@ func (a *setApply) toState(plan, prior *federatedApplicationModel, diags *diag.D
 	plan.ClusterStatus = byCluster(status, clusterStatusType)
 	plan.ClusterHealth = byCluster(health, healthType)
 	plan.Objects = stringList(a.set.keys())
+	records := map[string]string{}
+	for _, o := range a.set.objects {
+		records[o.key.String()] = hostRecordCurrent
+		if a.unwritten[o.key.String()] {
+			records[o.key.String()] = hostRecordNotWritten
+		}
+	}
+	plan.HostRecords = stringMap(records)
 }

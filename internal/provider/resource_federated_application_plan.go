@@ -66,6 +66,7 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 		plan.RolloutPlan = rolloutPlanValue(nil, &resp.Diagnostics)
 	}
 	plan.ClusterStatus, plan.ClusterHealth = plannedSetOutcome(set, prior, outs)
+	plan.HostRecords = plannedHostRecords(set)
 	resp.Diagnostics.Append(applicationModels.toPlan(ctx, &resp.Plan, &plan)...)
 	if len(fresh) > 0 {
 		applicationUnknown(ctx, resp, fmt.Sprintf("the placement picks clusters this run registers (%s)", strings.Join(fresh, ", ")), true)
@@ -84,6 +85,7 @@ func applicationUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, 
 		"cluster_health":  types.MapUnknown(types.MapType{ElemType: healthType}),
 		"rollout_plan":    types.ListUnknown(rolloutPlanType.ElemType),
 		"objects":         types.ListUnknown(types.StringType),
+		"host_records":    types.MapUnknown(types.StringType),
 	} {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), value)...)
 	}

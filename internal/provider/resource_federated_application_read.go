@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -19,7 +18,9 @@ import (
 )
 
 // Read refreshes each object of the set from the members that hold it, as
-// a federated object's refresh does. An application whose objects are all
+// a federated object's refresh does, and compares each object's host
+// record with what the set writes (host_records), so a record edited or
+// deleted by hand shows in the plan. An application whose objects are all
 // gone from the host is gone; an imported one is rebuilt from the host's
 // records labelled with its name.
 func (r *federatedApplicationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -40,7 +41,8 @@ func (r *federatedApplicationResource) Read(ctx context.Context, req resource.Re
 		return
 	}
 	defer redactDiagnostics(&resp.Diagnostics, set.secrets())
-	if !importing && !r.anyInHost(ctx, set, &resp.Diagnostics) {
+	records, anyHeld := r.hostRecords(ctx, set, state.HostRecords, &resp.Diagnostics)
+	if !importing && !anyHeld {
 		tflog.Info(ctx, "the application's objects are gone from the host; removing it from the state", map[string]any{"name": state.Name.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
@@ -71,26 +73,11 @@ func (r *federatedApplicationResource) Read(ctx context.Context, req resource.Re
 	state.Rendered = nestedStrings(now)
 	state.ClusterStatus = byCluster(status, clusterStatusType)
 	state.ClusterHealth = byCluster(health, healthType)
+	if records != nil {
+		state.HostRecords = stringMap(records)
+	}
 	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, resp.Private, snapshot.RegisteredNames())...)
 	resp.Diagnostics.Append(applicationModels.toState(ctx, &resp.State, &state)...)
-}
-
-// anyInHost reports whether the host holds a record of some object of the
-// set.
-func (r *federatedApplicationResource) anyInHost(ctx context.Context, set *appSet, diags *diag.Diagnostics) bool {
-	reg, err := r.objects.data.registry(ctx)
-	if err != nil {
-		diags.AddError("Cannot read the application from the host", err.Error())
-		return true
-	}
-	for _, o := range set.objects {
-		namespace, name := registry.FederatedObjectLocation(o.in.ft, o.in.identity.Namespace, o.in.identity.Name)
-		_, err := reg.GetFederatedObject(ctx, o.in.ft, namespace, name)
-		if err == nil || !errors.Is(err, registry.ErrNotFound) {
-			return true
-		}
-	}
-	return len(set.objects) == 0
 }
 
 // fromHost fills an imported application's configuration from the host's

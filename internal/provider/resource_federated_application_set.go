@@ -41,6 +41,7 @@ type federatedApplicationModel struct {
 	Rendered           types.Map      `tfsdk:"rendered"`
 	ClusterStatus      types.Map      `tfsdk:"cluster_status"`
 	ClusterHealth      types.Map      `tfsdk:"cluster_health"`
+	HostRecords        types.Map      `tfsdk:"host_records"`
 	RolloutPlan        types.List     `tfsdk:"rollout_plan"`
 }
 

@@ -1,0 +1,55 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+)
+
+func TestRolledBackStatus(t *testing.T) {
+	// What the failed stage's apply recorded, as reconcile.Fold folds it.
+	folded := func(out reconcile.Outcome) reconcile.Status {
+		in := reconcile.Input{Want: map[string]string{"berlin": "new"}, Held: map[string]string{"berlin": "old"},
+			Placed: []string{"berlin"}}
+		out.Cluster = "berlin"
+		return reconcile.Fold(in, reconcile.Diff(in), []reconcile.Outcome{out}).Status["berlin"]
+	}
+	tests := []struct {
+		name       string
+		out        reconcile.Outcome
+		wantStatus string
+		want       []string
+		wantNot    []string
+	}{
+		{name: "the rollout failed", out: reconcile.Outcome{Rollout: reconcile.RolloutFailed, RolloutMessage: "CrashLoopBackOff: pod web-1"},
+			wantStatus: reconcile.StatusRolloutFailed,
+			want:       []string{"the rollout failed: CrashLoopBackOff: pod web-1", "rolled back", "before this apply"},
+			wantNot:    []string{"stays applied"}},
+		{name: "the rollout timed out", out: reconcile.Outcome{Rollout: reconcile.RolloutTimedOut, RolloutMessage: "1/2 ready"},
+			wantStatus: reconcile.StatusRolloutTimedOut, want: []string{"the rollout timed out: 1/2 ready", "rolled back"},
+			wantNot: []string{"stays applied"}},
+		{name: "the write was refused", out: reconcile.Outcome{Err: "admission webhook denied the request"},
+			wantStatus: reconcile.StatusUpdateFailed, want: []string{"admission webhook denied the request; rolled back"}},
+		{name: "written and running", out: reconcile.Outcome{Rollout: reconcile.RolloutDone},
+			wantStatus: reconcile.StatusOK, wantNot: []string{"rolled back"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rolledBackStatus(folded(tt.out), tt.out)
+			if got.Status != tt.wantStatus {
+				t.Errorf("status = %s, want %s", got.Status, tt.wantStatus)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got.Message, w) {
+					t.Errorf("message %q lacks %q", got.Message, w)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(got.Message, w) {
+					t.Errorf("message %q says %q", got.Message, w)
+				}
+			}
+		})
+	}
+}
