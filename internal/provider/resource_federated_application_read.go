@@ -41,43 +41,70 @@ func (r *federatedApplicationResource) Read(ctx context.Context, req resource.Re
 		return
 	}
 	defer redactDiagnostics(&resp.Diagnostics, set.secrets())
-	records, anyHeld := r.hostRecords(ctx, set, state.HostRecords, &resp.Diagnostics)
+	// The host's records are read while the members are: a far host then
+	// costs the refresh no round trip of its own.
+	var records map[string]string
+	var anyHeld bool
+	var recordDiags diag.Diagnostics
+	recordsRead := make(chan struct{})
+	go func() {
+		defer close(recordsRead)
+		records, anyHeld = r.hostRecords(ctx, set, state.HostRecords, &recordDiags)
+	}()
+	registered, memberDiags := r.readSetMembers(ctx, &state, set, importing)
+	<-recordsRead
+	resp.Diagnostics.Append(recordDiags...)
 	if !importing && !anyHeld {
 		tflog.Info(ctx, "the application's objects are gone from the host; removing it from the state", map[string]any{"name": state.Name.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	snapshot, err := r.objects.data.snapshot(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
+	if resp.Diagnostics.Append(memberDiags...); resp.Diagnostics.HasError() {
 		return
 	}
-	held := heldByObject(&state)
-	if importing {
-		outs, _ := r.desired(ctx, set, snapshot, nil, nil, &resp.Diagnostics)
-		held = renderedOf(outs)
-		state.PlacedClusters = stringSet(placedOf(outs))
-		order, _ := set.order(placedOf(outs))
-		state.RolloutPlan = rolloutPlanValue(order.Stages, &resp.Diagnostics)
-		state.Objects = stringList(set.keys())
-	}
-	now, status, health := map[string]map[string]string{}, map[string]types.Map{}, map[string]types.Map{}
-	for _, o := range set.objects {
-		key := o.key.String()
-		prior := appObjectState(&state, key)
-		read, h := r.objects.readMembers(ctx, o.in, snapshot, held[key], healthEntries(prior.ClusterHealth), &resp.Diagnostics)
-		now[key] = read
-		health[key] = healthValue(h, &resp.Diagnostics)
-		status[key] = readStatus(prior.ClusterStatus, read, held[key], &resp.Diagnostics)
-	}
-	state.Rendered = nestedStrings(now)
-	state.ClusterStatus = byCluster(status, clusterStatusType)
-	state.ClusterHealth = byCluster(health, healthType)
 	if records != nil {
 		state.HostRecords = stringMap(records)
 	}
-	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, resp.Private, snapshot.RegisteredNames())...)
+	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, resp.Private, registered)...)
 	resp.Diagnostics.Append(applicationModels.toState(ctx, &resp.State, &state)...)
+}
+
+// readSetMembers reads each object of the set from the members that hold
+// it into m (for an import, from where the set places it), and returns
+// the clusters registered when it read.
+func (r *federatedApplicationResource) readSetMembers(ctx context.Context, m *federatedApplicationModel, set *appSet, importing bool) ([]string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	snapshot, err := r.objects.data.snapshot(ctx)
+	if err != nil {
+		diags.AddError("Cannot read the registered clusters", err.Error())
+		return nil, diags
+	}
+	held := heldByObject(m)
+	if importing {
+		outs, _ := r.desired(ctx, set, snapshot, nil, nil, &diags)
+		held = renderedOf(outs)
+		m.PlacedClusters = stringSet(placedOf(outs))
+		order, _ := set.order(placedOf(outs))
+		m.RolloutPlan = rolloutPlanValue(order.Stages, &diags)
+		m.Objects = stringList(set.keys())
+	}
+	// Objects of different types or namespaces are different lists on a
+	// member: they are read several at once.
+	now, status, health := map[string]map[string]string{}, map[string]types.Map{}, map[string]types.Map{}
+	var mu sync.Mutex
+	eachObject(set.objects, &diags, func(o *appObject, diags *diag.Diagnostics) {
+		key := o.key.String()
+		prior := appObjectState(m, key)
+		read, h := r.objects.readMembers(ctx, o.in, snapshot, held[key], healthEntries(prior.ClusterHealth), diags)
+		healthOf, statusOf := healthValue(h, diags), readStatus(prior.ClusterStatus, read, held[key], diags)
+		mu.Lock()
+		defer mu.Unlock()
+		now[key], health[key], status[key] = read, healthOf, statusOf
+	})
+	m.Rendered = nestedStrings(now)
+	m.ClusterStatus = byCluster(status, clusterStatusType)
+	m.ClusterHealth = byCluster(health, healthType)
+	return snapshot.RegisteredNames(), diags
 }
 
 // fromHost fills an imported application's configuration from the host's
