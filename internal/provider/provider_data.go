@@ -128,7 +128,8 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 }
 
 // warm reads what nearly every resource of a run asks the host for first,
-// as soon as the host is connected: the registered clusters, the API
+// as soon as the host is connected: the registered clusters, the enabled
+// types, the API
 // discovery a type's plan resolves its target kind with, and, for the first
 // write, whether the host is bootstrapped. They go at once, in the
 // background, while the resource that connected goes on with its own
@@ -141,6 +142,7 @@ func (d *providerData) warm(ctx context.Context) {
 	// What fails is left for the resource that needs it to meet and report.
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = d.snapshot(ctx) })
+	wg.Go(func() { _, _ = d.hostTypes(ctx) })
 	wg.Go(func() {
 		if host, err := d.host(ctx); err == nil && host.Discovery != nil {
 			_, _ = host.Discovery.ServerGroups()
@@ -241,6 +243,18 @@ func (d *providerData) loadClusters(ctx context.Context) ([]registry.Cluster, er
 		return nil, err
 	}
 	return reg.Clusters(ctx)
+}
+
+// hostTypes are the types the host enables, listed once per run (warm
+// starts the list beside the registered clusters).
+func (d *providerData) hostTypes(ctx context.Context) ([]registry.FederatedType, error) {
+	return d.run.HostTypes(ctx, func(ctx context.Context) ([]registry.FederatedType, error) {
+		reg, err := d.registry(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return reg.Types(ctx)
+	})
 }
 
 // federatedType returns the enabled type called name, read from the host

@@ -335,12 +335,8 @@ func (r *federatedApplicationResource) enabledTypes(ctx context.Context) ([]regi
 	if !r.objects.data.hostKnown() {
 		return out, diags
 	}
-	reg, err := r.objects.data.registry(ctx)
-	if err == nil {
-		var host []registry.FederatedType
-		host, err = reg.Types(ctx)
-		out = append(out, host...)
-	}
+	host, err := r.objects.data.hostTypes(ctx)
+	out = append(out, host...)
 	if err != nil {
 		diags.AddError("Cannot read the enabled types", err.Error())
 	}

@@ -44,6 +44,10 @@ type Run struct {
 
 	types      sync.Map // name → *foundType
 	namespaces sync.Map // host namespace → *ensured
+
+	hostTypesMu   sync.Mutex
+	hostTypes     []registry.FederatedType
+	hostTypesRead bool
 }
 
 // foundType is a type as found in the host, nil until it is; its mutex
@@ -166,6 +170,28 @@ func (r *Run) Type(ctx context.Context, name string, get func(context.Context, s
 	}
 	found.t = t
 	return t, nil
+}
+
+// HostTypes are the types the host enables, listed once per run: the first
+// caller lists them while the others wait, and later callers get that list.
+// A failure is not kept: the next caller lists again. Each type found also
+// answers Type by its name.
+func (r *Run) HostTypes(ctx context.Context, list func(context.Context) ([]registry.FederatedType, error)) ([]registry.FederatedType, error) {
+	r.hostTypesMu.Lock()
+	defer r.hostTypesMu.Unlock()
+	if r.hostTypesRead {
+		return slices.Clone(r.hostTypes), nil
+	}
+	types, err := list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range types {
+		found := &foundType{t: &t}
+		r.types.LoadOrStore(t.Name(), found)
+	}
+	r.hostTypes, r.hostTypesRead = types, true
+	return slices.Clone(types), nil
 }
 
 // EnsureNamespace makes sure of a host namespace once per run: the first

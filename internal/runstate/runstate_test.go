@@ -196,3 +196,36 @@ func TestClaimCreateOncePerRun(t *testing.T) {
 		t.Error("another object is another claim")
 	}
 }
+
+func TestHostTypesAreListedOncePerRun(t *testing.T) {
+	run := New(nil)
+	configmaps := registry.FederatedType{Target: registry.APIResource{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Namespaced: true}}
+	lists := 0
+	fail := true
+	list := func(context.Context) ([]registry.FederatedType, error) {
+		lists++
+		if fail {
+			return nil, errors.New("host unreachable")
+		}
+		return []registry.FederatedType{configmaps}, nil
+	}
+	if _, err := run.HostTypes(context.Background(), list); err == nil {
+		t.Fatal("a failed list reads as no error")
+	}
+	fail = false
+	for range 3 {
+		got, err := run.HostTypes(context.Background(), list)
+		if err != nil || len(got) != 1 || got[0].Name() != "configmaps" {
+			t.Fatalf("HostTypes = %v, %v; want configmaps", got, err)
+		}
+	}
+	if lists != 2 {
+		t.Errorf("listed %d times, want 2: the failure is not kept, the list is", lists)
+	}
+	found, err := run.Type(context.Background(), "configmaps", func(context.Context, string) (*registry.FederatedType, error) {
+		return nil, errors.New("read by name")
+	})
+	if err != nil || found.Target.Kind != "ConfigMap" {
+		t.Errorf("Type(configmaps) = %v, %v; want the listed type, not a read by name", found, err)
+	}
+}
