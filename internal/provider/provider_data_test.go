@@ -127,8 +127,10 @@ func TestProviderData_connectingReadsTheClustersAndTheBootstrapOnce(t *testing.T
 	data := connectedData(t, h)
 	warmed := h.counts()
 	want := map[string]int{
-		"GET /apis/core.kubefed.io/v1beta1/namespaces/kube-federation-system/kubefedclusters":                            1,
-		"GET /api/v1/namespaces/kube-federation-system/secrets":                                                          1,
+		"GET /apis/core.kubefed.io/v1beta1/namespaces/kube-federation-system/kubefedclusters": 1,
+		"GET /api/v1/namespaces/kube-federation-system/secrets":                               1,
+		// The enabled types, listed once per run.
+		"GET /apis/core.kubefed.io/v1beta1/namespaces/kube-federation-system/federatedtypeconfigs":                       1,
 		"GET /api/v1/namespaces/kube-federation-system":                                                                  1,
 		"GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/kubefedclusters.core.kubefed.io":                    1,
 		"GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/federatedtypeconfigs.core.kubefed.io":               1,
