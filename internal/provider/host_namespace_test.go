@@ -70,18 +70,6 @@ func TestAccFederatedObject_hostNamespaceGoesWithItsLastObject(t *testing.T) {
 			return nil
 		}
 	}
-	goneOrGoing := func(name string) resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			ns, err := namespaceOf(name)
-			if apierrors.IsNotFound(err) || (err == nil && ns.DeletionTimestamp != nil) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			return fmt.Errorf("host namespace %s is still there", name)
-		}
-	}
 	// Three objects share fresh: their destroys run at once, and the last
 	// of them must still find the namespace empty.
 	all := hostNamespaceType + hostNamespaceObject("fresh", fresh, "a") + hostNamespaceObject("fresh_b", fresh, "b") +
@@ -108,7 +96,7 @@ func TestAccFederatedObject_hostNamespaceGoesWithItsLastObject(t *testing.T) {
 					}
 				},
 				Config: acctest.HostProviderConfig(t) + hostNamespaceType,
-				Check:  resource.ComposeTestCheckFunc(goneOrGoing(fresh), marked(busy, true), marked(existing, false)),
+				Check:  resource.ComposeTestCheckFunc(checkHostNamespaceGone(t, fresh), marked(busy, true), marked(existing, false)),
 			},
 			{
 				// An object created right after its namespace went waits for
@@ -117,7 +105,7 @@ func TestAccFederatedObject_hostNamespaceGoesWithItsLastObject(t *testing.T) {
 				Check:  marked(fresh, true),
 			},
 		},
-		CheckDestroy: resource.ComposeTestCheckFunc(goneOrGoing(fresh), marked(busy, true), marked(existing, false)),
+		CheckDestroy: resource.ComposeTestCheckFunc(checkHostNamespaceGone(t, fresh), marked(busy, true), marked(existing, false)),
 	})
 }
 
