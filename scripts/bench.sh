@@ -45,7 +45,9 @@
 #                         a no-change plan and a destroy of each in turn, BENCH_PEER_ROUNDS (3) rounds,
 #                         with the host as far as BENCH_HOST_LATENCY when set; it prints the medians,
 #                         the ratios and each provider's CPU seconds. The peer's binary is built by
-#                         the user (from its own sources), not by this script.
+#                         the user (from its own sources), not by this script. Two floors are timed in
+#                         the same turns: as many terraform_data resources (the CLI alone), and the
+#                         same with this provider started in every walk but sent no request.
 #
 # It enables the ConfigMap type and registers clusters named bench-*, and
 # destroys them at the end: do not run it while acceptance tests run.
@@ -465,6 +467,50 @@ TF
   done
 }
 
+# floor_config DIR OBJECTS writes two configurations that send no request
+# to any cluster, for the floor under the peer table's figures: DIR/cli,
+# var.n terraform_data resources (the CLI alone, no provider process), and
+# DIR/proc, the same resources with inputs from this provider's
+# replica_split function, so that the CLI starts this provider in each walk
+# as it does for the objects (the processes' start, handshake and schema).
+floor_config() {
+  local dir=$1 lab=$2
+  mkdir -p "$dir/cli" "$dir/proc"
+  cat >"$dir/cli/main.tf" <<TF
+variable "n" {
+  type    = number
+  default = 0
+}
+
+resource "terraform_data" "config" {
+  count = var.n
+  input = tostring(count.index)
+}
+TF
+  cat >"$dir/proc/main.tf" <<TF
+terraform {
+  required_providers {
+    kubefed = { source = "tf-kubefed/kubefed" }
+  }
+}
+
+provider "kubefed" {
+  config_path    = "$lab/kubeconfig"
+  config_context = "host"
+}
+
+variable "n" {
+  type    = number
+  default = 0
+}
+
+resource "terraform_data" "config" {
+  count = var.n
+  input = provider::kubefed::replica_split(count.index + 1, ["a", "b", "c"], {}, { strategy = "balanced" })
+}
+TF
+}
+
 # peer_round DIR FORM OBJECTS times, for one form (ours or peer), an apply
 # of OBJECTS ConfigMaps, a no-change plan (which fails the bench if it is
 # not empty) and a destroy of them (an apply of none), in $work/peer-FORM-OP.
@@ -486,20 +532,24 @@ peer_scenario() {
     return
   fi
   peer_config "$dir" "$run" "$objects" "$clusters" "$lab"
+  floor_config "$dir" "$lab"
   "$tf" -chdir="$dir/ours" apply -auto-approve -input=false >"$work/setup.log" 2>&1 || { cat "$work/setup.log" >&2; exit 1; }
   if [ -n "$host_latency" ]; then bin/kubefed-lab -dir "$lab" latency host "$host_latency" >/dev/null; fi
   rm -f "$work"/peer-*
   for ((round = 0; round < peer_rounds; round++)); do
     peer_round "$dir" ours "$objects"
     peer_round "$dir" peer "$objects"
+    peer_round "$dir" cli "$objects"
+    peer_round "$dir" proc "$objects"
   done
   if [ -n "$host_latency" ]; then bin/kubefed-lab -dir "$lab" latency host 0s >/dev/null; fi
   for op in apply plan destroy; do
     ours=$(median <"$work/peer-ours-$op") theirs=$(median <"$work/peer-peer-$op")
-    peer_rows+=("$(printf '%-8s %-9s %-8s %9.2f %9.2f %9.2f %9.2f %9.2f' "$objects" "$clusters" "$op" "$ours" "$theirs" \
+    peer_rows+=("$(printf '%-8s %-9s %-8s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f' "$objects" "$clusters" "$op" "$ours" "$theirs" \
       "$(echo "$theirs / $ours" | bc -l)" "$(sed '/^$/d' "$work/peer-ours-$op.cpu" | median)" \
-      "$(sed '/^$/d' "$work/peer-peer-$op.cpu" | median)")")
-    echo "peer ${objects}x$clusters $op, seconds by round: ours $(paste -sd' ' "$work/peer-ours-$op"), peer $(paste -sd' ' "$work/peer-peer-$op")" >&2
+      "$(sed '/^$/d' "$work/peer-peer-$op.cpu" | median)" "$(median <"$work/peer-cli-$op")" \
+      "$(median <"$work/peer-proc-$op")")")
+    echo "peer ${objects}x$clusters $op, seconds by round: ours $(paste -sd' ' "$work/peer-ours-$op"), peer $(paste -sd' ' "$work/peer-peer-$op"), cli floor $(paste -sd' ' "$work/peer-cli-$op"), with our processes $(paste -sd' ' "$work/peer-proc-$op")" >&2
   done
   "$tf" -chdir="$dir/ours" destroy -auto-approve -input=false >"$work/destroy.log" 2>&1 || { cat "$work/destroy.log" >&2; exit 1; }
 }
@@ -561,6 +611,8 @@ fi
 if [ ${#peer_rows[@]} -gt 0 ]; then
   echo
   echo "kubefed_federated_objects against alekc/kubectl's kubectl_manifests (one alias per cluster), medians of $peer_rounds rounds, in turn${host_latency:+, host at ${host_latency} each way}"
-  printf '%-8s %-9s %-8s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS OP "OURS s" "PEER s" "PEER/OURS" "OURS CPU" "PEER CPU"
+  echo "CLI s: as many terraform_data resources (the CLI alone); +PROC s: the same, with this provider started in each walk, no request"
+  printf '%-8s %-9s %-8s %9s %9s %9s %9s %9s %9s %9s\n' OBJECTS CLUSTERS OP "OURS s" "PEER s" "PEER/OURS" "OURS CPU" "PEER CPU" \
+    "CLI s" "+PROC s"
   printf '%s\n' "${peer_rows[@]}"
 fi
