@@ -32,13 +32,11 @@ type roundTripBudget struct {
 // and plans; an apply is that, and then the process that applies (which
 // plans each resource once more, as the CLI asks, before applying it).
 // Sequences are counted as the trace shows them: requests the provider
-// sends in the background (the host's API discovery, /api then /apis, and
-// the lists a type's refresh starts for its objects' refresh) count when
-// they precede one the run waits for, so a budget is an upper bound of what
-// the run waits for: a create's dry run waits for no list, but may start
-// just after the one of its type.
+// sends in the background (the host's API discovery, /api then /apis)
+// count when they precede one the run waits for, so a budget is an upper
+// bound of what the run waits for.
 var roundTripBudgets = map[string][]roundTripBudget{
-	"create":             {{host: 3, member: 3}, {host: 4, member: 2}},
+	"create":             {{host: 3, member: 2}, {host: 4, member: 2}},
 	"no-change plan":     {{host: 3, member: 2}},
 	"update":             {{host: 4, member: 3}, {host: 4, member: 2}},
 	"delete":             {{host: 3, member: 3}, {host: 5, member: 1}},
