@@ -64,9 +64,6 @@ type Cache struct {
 
 	mu     sync.Mutex
 	scopes map[Scope]*listing
-	// wide are the lists of a resource in every namespace taken ahead, by
-	// their scope with no namespace.
-	wide map[Scope]*Prefetched
 }
 
 // New returns an empty cache whose lists ask for pageSize objects a page.
@@ -74,7 +71,7 @@ func New(pageSize int64) *Cache {
 	if pageSize < 1 {
 		pageSize = DefaultPageSize
 	}
-	return &Cache{pageSize: pageSize, scopes: map[Scope]*listing{}, wide: map[Scope]*Prefetched{}}
+	return &Cache{pageSize: pageSize, scopes: map[Scope]*listing{}}
 }
 
 // listing is one scope's list: taken once, by the first reader, while the
@@ -156,8 +153,7 @@ func (c *Cache) Forget(scope Scope, name string) {
 	l.mu.Unlock()
 }
 
-// listingOf returns the scope's list, taking it on the first call (from a
-// whole prefetched list of its resource when there is one). It fails
+// listingOf returns the scope's list, taking it on the first call. It fails
 // only when ctx ends while the list is being taken by another reader.
 func (c *Cache) listingOf(ctx context.Context, scope Scope, src Source) (*listing, error) {
 	c.mu.Lock()
@@ -168,10 +164,7 @@ func (c *Cache) listingOf(ctx context.Context, scope Scope, src Source) (*listin
 	}
 	c.mu.Unlock()
 	if !ok {
-		var prefetched bool
-		if l.objects, prefetched = c.fromPrefetch(ctx, scope); !prefetched {
-			l.objects, l.err = listAll(ctx, src, scope.LabelSelector, c.pageSize)
-		}
+		l.objects, l.err = listAll(ctx, src, scope.LabelSelector, c.pageSize)
 		if l.err != nil && ctx.Err() != nil {
 			// Cut off by its own reader's deadline, not refused: the next
 			// reader lists again.
