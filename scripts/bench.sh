@@ -467,8 +467,8 @@ TF
   done
 }
 
-# floor_config DIR OBJECTS writes two configurations that send no request
-# to any cluster, for the floor under the peer table's figures: DIR/cli,
+# floor_config DIR LAB writes two configurations that send no request to
+# any cluster, for the floor under the peer table's figures: DIR/cli,
 # var.n terraform_data resources (the CLI alone, no provider process), and
 # DIR/proc, the same resources with inputs from this provider's
 # replica_split function, so that the CLI starts this provider in each walk
@@ -511,9 +511,10 @@ resource "terraform_data" "config" {
 TF
 }
 
-# peer_round DIR FORM OBJECTS times, for one form (ours or peer), an apply
-# of OBJECTS ConfigMaps, a no-change plan (which fails the bench if it is
-# not empty) and a destroy of them (an apply of none), in $work/peer-FORM-OP.
+# peer_round DIR FORM OBJECTS times, for one form (ours, peer, or the floors
+# cli and proc), an apply of OBJECTS resources, a no-change plan (which
+# fails the bench if it is not empty) and a destroy of them (an apply of
+# none), in $work/peer-FORM-OP.
 peer_round() {
   local dir=$1/$2 out=$work/peer-$2 objects=$3
   timed "$out-apply" "$tf" -chdir="$dir" apply -auto-approve -input=false -var n="$objects"
