@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -27,6 +28,23 @@ type TracedRequest struct {
 	Status  int       `json:"status,omitempty"`
 	// DryRun is set on a request the server only validated (dryRun=All).
 	DryRun bool `json:"dry_run,omitempty"`
+	// Ahead is set on a request sent ahead of the reads it answers
+	// (SendingAhead): no read waited for it to start.
+	Ahead bool `json:"ahead,omitempty"`
+}
+
+type sendingAheadKey struct{}
+
+// SendingAhead marks the requests made with ctx as sent ahead: started
+// while the run waits for something else, so that reads the run makes
+// later find their answer taken. The trace says so on each of them.
+func SendingAhead(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sendingAheadKey{}, true)
+}
+
+func sentAhead(ctx context.Context) bool {
+	ahead, _ := ctx.Value(sendingAheadKey{}).(bool)
+	return ahead
 }
 
 // requestTrace appends requests to the trace file, one whole line per
@@ -54,7 +72,7 @@ var processTrace = sync.OnceValue(func() *requestTrace {
 
 func (t *requestTrace) record(req *http.Request, resp *http.Response, start, end time.Time) {
 	line := TracedRequest{Process: t.pid, Server: req.URL.Host, Method: req.Method, Path: req.URL.Path, Start: start, End: end,
-		DryRun: req.URL.Query().Has("dryRun")}
+		DryRun: req.URL.Query().Has("dryRun"), Ahead: sentAhead(req.Context())}
 	if resp != nil {
 		line.Status = resp.StatusCode
 	}

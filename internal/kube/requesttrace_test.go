@@ -2,6 +2,7 @@ package kube
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -25,8 +26,12 @@ func TestRequestTrace_writesOneLinePerRequestWithItsTimes(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = f.Close() })
 	client := &http.Client{Transport: requestLog{next: http.DefaultTransport, trace: &requestTrace{file: f, pid: 42}}}
-	for _, p := range []string{"/api/v1/namespaces?token=secret", "/missing"} {
-		req, _ := http.NewRequest(http.MethodGet, server.URL+p, nil)
+	for i, p := range []string{"/api/v1/namespaces?token=secret", "/missing"} {
+		ctx := context.Background()
+		if i == 1 {
+			ctx = SendingAhead(ctx)
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, server.URL+p, nil)
 		req.Header.Set("Authorization", "Bearer secret")
 		resp, err := client.Do(req)
 		if err != nil {
@@ -57,11 +62,13 @@ func TestRequestTrace_writesOneLinePerRequestWithItsTimes(t *testing.T) {
 	want := []struct {
 		path   string
 		status int
-	}{{"/api/v1/namespaces", 200}, {"/missing", 404}}
+		ahead  bool
+	}{{"/api/v1/namespaces", 200, false}, {"/missing", 404, true}}
 	for i, line := range lines {
 		if line.Process != 42 || line.Method != http.MethodGet || line.Path != want[i].path || line.Status != want[i].status ||
-			line.Server != strings.TrimPrefix(server.URL, "http://") {
-			t.Errorf("line %d = %+v, want pid 42, GET %s answered %d by %s", i, line, want[i].path, want[i].status, server.URL)
+			line.Server != strings.TrimPrefix(server.URL, "http://") || line.Ahead != want[i].ahead {
+			t.Errorf("line %d = %+v, want pid 42, GET %s answered %d by %s, sent ahead %v", i, line, want[i].path,
+				want[i].status, server.URL, want[i].ahead)
 		}
 		if line.End.Before(line.Start) || line.Start.IsZero() {
 			t.Errorf("line %d: start %v, end %v", i, line.Start, line.End)

@@ -64,6 +64,14 @@ type Cache struct {
 
 	mu     sync.Mutex
 	scopes map[Scope]*listing
+	// written are the names of each scope this run wrote, kept apart from
+	// the scope's list so that a write before the first read of its scope
+	// counts too: a list taken ahead of the write (Prefetch) holds its old
+	// version.
+	written map[Scope]map[string]bool
+	// wide are the lists of a resource in every namespace taken ahead, by
+	// their scope with no namespace.
+	wide map[Scope]*Prefetched
 }
 
 // New returns an empty cache whose lists ask for pageSize objects a page.
@@ -71,7 +79,7 @@ func New(pageSize int64) *Cache {
 	if pageSize < 1 {
 		pageSize = DefaultPageSize
 	}
-	return &Cache{pageSize: pageSize, scopes: map[Scope]*listing{}}
+	return &Cache{pageSize: pageSize, scopes: map[Scope]*listing{}, written: map[Scope]map[string]bool{}, wide: map[Scope]*Prefetched{}}
 }
 
 // listing is one scope's list: taken once, by the first reader, while the
@@ -80,9 +88,6 @@ type listing struct {
 	done    chan struct{}
 	objects map[string]*unstructured.Unstructured
 	err     error
-
-	mu      sync.Mutex
-	written map[string]bool
 }
 
 // Get returns the named object of the scope and whether it exists, from the
@@ -95,7 +100,7 @@ func (c *Cache) Get(ctx context.Context, scope Scope, src Source, name string) (
 		if err != nil {
 			return nil, false, err
 		}
-		if obj, ok := l.lookup(name); ok {
+		if obj, ok := l.objects[name]; ok && l.err == nil && !c.wasWritten(scope, name) {
 			return obj.DeepCopy(), true, nil
 		}
 	}
@@ -123,10 +128,11 @@ func (c *Cache) GetListed(ctx context.Context, scope Scope, src Source, name str
 	if err != nil {
 		return nil, false, err
 	}
-	if apierrors.IsNotFound(l.err) && !l.wasWritten(name) {
+	written := c.wasWritten(scope, name)
+	if apierrors.IsNotFound(l.err) && !written {
 		return nil, false, nil
 	}
-	if l.err == nil && !l.wasWritten(name) {
+	if l.err == nil && !written {
 		obj, ok := l.objects[name]
 		if !ok {
 			return nil, false, nil
@@ -143,28 +149,35 @@ func (c *Cache) Forget(scope Scope, name string) {
 		return
 	}
 	c.mu.Lock()
-	l, ok := c.scopes[scope]
-	c.mu.Unlock()
-	if !ok {
-		return
+	defer c.mu.Unlock()
+	if c.written[scope] == nil {
+		c.written[scope] = map[string]bool{}
 	}
-	l.mu.Lock()
-	l.written[name] = true
-	l.mu.Unlock()
+	c.written[scope][name] = true
 }
 
-// listingOf returns the scope's list, taking it on the first call. It fails
+func (c *Cache) wasWritten(scope Scope, name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.written[scope][name]
+}
+
+// listingOf returns the scope's list, taking it on the first call (from a
+// whole prefetched list of its resource when there is one). It fails
 // only when ctx ends while the list is being taken by another reader.
 func (c *Cache) listingOf(ctx context.Context, scope Scope, src Source) (*listing, error) {
 	c.mu.Lock()
 	l, ok := c.scopes[scope]
 	if !ok {
-		l = &listing{done: make(chan struct{}), written: map[string]bool{}}
+		l = &listing{done: make(chan struct{})}
 		c.scopes[scope] = l
 	}
 	c.mu.Unlock()
 	if !ok {
-		l.objects, l.err = listAll(ctx, src, scope.LabelSelector, c.pageSize)
+		var prefetched bool
+		if l.objects, prefetched = c.fromPrefetch(ctx, scope); !prefetched {
+			l.objects, l.err = listAll(ctx, src, scope.LabelSelector, c.pageSize)
+		}
 		if l.err != nil && ctx.Err() != nil {
 			// Cut off by its own reader's deadline, not refused: the next
 			// reader lists again.
@@ -180,22 +193,6 @@ func (c *Cache) listingOf(ctx context.Context, scope Scope, src Source) (*listin
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-}
-
-// lookup returns the listed object called name, unless the list failed or
-// this run wrote the name since.
-func (l *listing) lookup(name string) (*unstructured.Unstructured, bool) {
-	if l.err != nil || l.wasWritten(name) {
-		return nil, false
-	}
-	obj, ok := l.objects[name]
-	return obj, ok
-}
-
-func (l *listing) wasWritten(name string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.written[name]
 }
 
 // listAll lists every object of src matching selector, page by page.

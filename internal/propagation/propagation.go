@@ -65,6 +65,15 @@ func listScope(m Member, o Object) listcache.Scope {
 		LabelSelector: federation.ManagedLabel + "=" + federation.ManagedLabelValue}
 }
 
+// PrefetchManaged starts one list, in every namespace of the member, of
+// the objects of resource the federation manages, which then answers the
+// run's reads of them in any namespace (listcache.Prefetch says when it
+// does not).
+func PrefetchManaged(ctx context.Context, m Member, resource schema.GroupVersionResource) *listcache.Prefetched {
+	scope := listScope(m, Object{Resource: resource})
+	return m.Reads.Prefetch(ctx, scope, m.Clients.Dynamic.Resource(resource))
+}
+
 // Options are the provider settings propagation honours.
 type Options struct {
 	// FieldManager owns the fields applied.

@@ -12,6 +12,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/listcache"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
@@ -203,6 +204,46 @@ func (d *providerData) probeReadyMembers(ctx context.Context) {
 	for _, c := range snapshot.Clusters() {
 		if c.Health.Ready && c.Connection.APIEndpoint != "" {
 			d.members.StartProbe(ctx, c.Name, c.Connection)
+		}
+	}
+}
+
+// prefetchObjectsOf starts, once a type's refresh has read it from the
+// host, the lists that the refresh of the run's federated objects of that
+// type reads next: the type's Federated<Kind> objects in every namespace of
+// the host, and the objects of the type the federation manages in every
+// namespace of each ready member. Terraform refreshes the objects only
+// once the clusters and the types are refreshed, so their reads find these
+// lists taken, or under way, instead of taking their own a round trip
+// later. Each list is one page at most: one that fails (credentials that may
+// not list every namespace) or is longer answers nothing, and the reads list
+// their own namespaces as before. A type the run does not refresh (enabled
+// by another configuration) is read as before.
+//
+// The lists are registered before it returns, so no read of the objects
+// can start a namespace's list of its own first; only the lists themselves
+// run in the background, marked as sent ahead in the request trace. It
+// waits for the run's snapshot of the clusters, which the host's connection
+// started reading already.
+func (d *providerData) prefetchObjectsOf(ctx context.Context, t registry.FederatedType) {
+	if !t.Target.Namespaced {
+		return
+	}
+	ahead := kube.SendingAhead(context.WithoutCancel(ctx))
+	if reg, err := d.registry(ctx); err == nil {
+		reg.PrefetchFederatedObjects(ahead, t)
+	}
+	snapshot, err := d.snapshot(ctx)
+	if err != nil {
+		return
+	}
+	for _, c := range snapshot.Clusters() {
+		if !c.Health.Ready || c.Connection.APIEndpoint == "" {
+			continue
+		}
+		if clients, err := d.members.Clients(c.Name, c.Connection); err == nil && clients.Dynamic != nil {
+			member := propagation.Member{Name: c.Name, Clients: clients, Reads: d.reads}
+			propagation.PrefetchManaged(kube.WithCluster(ahead, c.Name), member, t.Target.Resource())
 		}
 	}
 }

@@ -22,7 +22,8 @@ import (
 const requestObjects = 20
 
 // A no-change plan of many objects of one type reads each cluster with one
-// list of the type, not one get per object, and the host likewise; every
+// list of the type, not one get per object, and the host likewise (a list
+// in every namespace, which the type's refresh starts); every
 // cluster is reached over one connection for the whole plan. PodTemplates
 // are the type: nothing else in the lab reads them, so the API servers'
 // request counters count only this provider.
@@ -93,15 +94,22 @@ resource "kubefed_federated_object" "pt" {
 			t.Errorf("cluster %s: the no-change plan of %d objects made %d lists and %d gets of %s; want one list and no gets",
 				c, requestObjects, got.lists, got.gets, countedResource(c))
 		}
+		// The type's refresh started that list in every namespace, so the
+		// objects' refresh listed no namespace of its own.
+		if got.lists != 1 || got.everyNamespace != 1 {
+			t.Errorf("cluster %s: %d of the plan's %d lists of %s were in every namespace; want the one list, started by "+
+				"the type's refresh", c, got.everyNamespace, got.lists, countedResource(c))
+		}
 	}
 }
 
 // requestCounts are an API server's counts of gets and lists of the
-// resource the request-counting test federates.
-type requestCounts struct{ gets, lists int }
+// resource the request-counting test federates, and of the lists those
+// that were in every namespace.
+type requestCounts struct{ gets, lists, everyNamespace int }
 
 func (a requestCounts) minus(b requestCounts) requestCounts {
-	return requestCounts{gets: a.gets - b.gets, lists: a.lists - b.lists}
+	return requestCounts{gets: a.gets - b.gets, lists: a.lists - b.lists, everyNamespace: a.everyNamespace - b.everyNamespace}
 }
 
 // countedResource is what the test counts on a cluster: the Federated<Kind>
@@ -142,6 +150,9 @@ func readRequestCounts(t *testing.T, cluster string) requestCounts {
 			counts.gets += n
 		case strings.Contains(m[1], `verb="LIST"`):
 			counts.lists += n
+			if strings.Contains(m[1], `scope="cluster"`) {
+				counts.everyNamespace += n
+			}
 		}
 	}
 	return counts

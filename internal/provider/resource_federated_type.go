@@ -226,6 +226,7 @@ func (r *federatedTypeResource) Read(ctx context.Context, req resource.ReadReque
 	state.StatusCollection = types.StringValue(ft.StatusCollection)
 	setTypeComputed(&state, *ft)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	r.data.prefetchObjectsOf(ctx, *ft)
 }
 
 func (r *federatedTypeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -191,6 +191,13 @@ func (r *Registry) ApplicationObjects(ctx context.Context, t FederatedType, name
 	return out, nil
 }
 
+// PrefetchFederatedObjects starts one list of type t's Federated<Kind>
+// objects in every namespace, which then answers the run's reads of them
+// in any namespace (listcache.Prefetch says when it does not).
+func (r *Registry) PrefetchFederatedObjects(ctx context.Context, t FederatedType) *listcache.Prefetched {
+	return r.reads.Prefetch(ctx, federatedScope(t, ""), r.dynamic.Resource(t.Federated.Resource()))
+}
+
 // federatedScope is the list of a namespace's Federated<Kind> objects.
 func federatedScope(t FederatedType, namespace string) listcache.Scope {
 	return listcache.Scope{Resource: t.Federated.Resource(), Namespace: namespace}
