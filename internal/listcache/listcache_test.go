@@ -67,19 +67,29 @@ func (s *fakeSource) List(ctx context.Context, opts metav1.ListOptions) (*unstru
 		}
 	}
 	sort.Strings(names)
+	var items []*unstructured.Unstructured
+	for _, n := range names {
+		items = append(items, object(n, s.objects[n]))
+	}
+	return pageOf(items, opts), nil
+}
+
+// pageOf is the page of items that opts asks for, with a continue token
+// when more follow, as the API server pages a list.
+func pageOf(items []*unstructured.Unstructured, opts metav1.ListOptions) *unstructured.UnstructuredList {
 	start := 0
 	if opts.Continue != "" {
 		start, _ = strconv.Atoi(opts.Continue)
 	}
-	end := min(start+int(opts.Limit), len(names))
+	end := min(start+int(opts.Limit), len(items))
 	list := &unstructured.UnstructuredList{}
-	for _, n := range names[start:end] {
-		list.Items = append(list.Items, *object(n, s.objects[n]))
+	for _, o := range items[start:end] {
+		list.Items = append(list.Items, *o.DeepCopy())
 	}
-	if end < len(names) {
+	if end < len(items) {
 		list.SetContinue(strconv.Itoa(end))
 	}
-	return list, nil
+	return list
 }
 
 func (s *fakeSource) Get(ctx context.Context, name string, _ metav1.GetOptions, _ ...string) (*unstructured.Unstructured, error) {

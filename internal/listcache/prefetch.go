@@ -14,7 +14,6 @@ type Prefetched struct {
 	// byNamespace holds the listed objects by namespace and name; nil
 	// unless the list was whole.
 	byNamespace map[string]map[string]*unstructured.Unstructured
-	objects     int
 }
 
 // Prefetch starts, in the background, one list of the scope's resource in
@@ -55,19 +54,18 @@ func (c *Cache) Prefetch(ctx context.Context, scope Scope, src Source) *Prefetch
 			}
 			p.byNamespace[o.GetNamespace()][o.GetName()] = o
 		}
-		p.objects = len(page.Items)
 	}()
 	return p
 }
 
-// Wait waits for the list and reports how many objects it holds, and
-// whether it answers reads (it was whole); false when ctx ends first.
-func (p *Prefetched) Wait(ctx context.Context) (objects int, whole bool) {
+// Wait waits for the list and reports whether it answers reads (it was
+// whole); false when ctx ends first.
+func (p *Prefetched) Wait(ctx context.Context) (whole bool) {
 	select {
 	case <-p.done:
-		return p.objects, p.byNamespace != nil
+		return p.byNamespace != nil
 	case <-ctx.Done():
-		return 0, false
+		return false
 	}
 }
 
@@ -90,7 +88,7 @@ func (c *Cache) fromPrefetch(ctx context.Context, scope Scope) (map[string]*unst
 	if !ok {
 		return nil, false
 	}
-	if _, whole := p.Wait(ctx); !whole {
+	if !p.Wait(ctx) {
 		return nil, false
 	}
 	objects := p.byNamespace[scope.Namespace]

@@ -3,7 +3,6 @@ package listcache
 import (
 	"context"
 	"errors"
-	"strconv"
 	"sync"
 	"testing"
 
@@ -46,19 +45,7 @@ func (s *wideSource) List(_ context.Context, opts metav1.ListOptions) (*unstruct
 			matching = append(matching, o)
 		}
 	}
-	start := 0
-	if opts.Continue != "" {
-		start, _ = strconv.Atoi(opts.Continue)
-	}
-	end := min(start+int(opts.Limit), len(matching))
-	list := &unstructured.UnstructuredList{}
-	for _, o := range matching[start:end] {
-		list.Items = append(list.Items, *o.DeepCopy())
-	}
-	if end < len(matching) {
-		list.SetContinue(strconv.Itoa(end))
-	}
-	return list, nil
+	return pageOf(matching, opts), nil
 }
 
 func (s *wideSource) Get(_ context.Context, name string, _ metav1.GetOptions, _ ...string) (*unstructured.Unstructured, error) {
@@ -92,11 +79,12 @@ func TestPrefetch(t *testing.T) {
 			ctx := context.Background()
 			c := New(tt.pageSize)
 			wide := &wideSource{objects: all.objects, listErr: tt.listErr}
-			objects, whole := c.Prefetch(ctx, scope, wide).Wait(ctx)
+			p := c.Prefetch(ctx, scope, wide)
+			whole := p.Wait(ctx)
 			if whole != tt.answers {
 				t.Fatalf("whole = %v, want %v", whole, tt.answers)
 			}
-			if whole && objects != 3 {
+			if objects := prefetchedObjects(p); whole && objects != 3 {
 				t.Errorf("objects = %d, want 3", objects)
 			}
 			shop, blog, empty := all.in("shop"), all.in("blog"), all.in("empty")
@@ -145,10 +133,7 @@ func TestPrefetch_isTakenOncePerResource(t *testing.T) {
 
 func TestPrefetch_answersNeitherOtherClustersNorOtherSelectors(t *testing.T) {
 	ctx := context.Background()
-	c := New(10)
-	wide := &wideSource{}
-	wide.add("shop", "a")
-	c.Prefetch(ctx, scope, wide).Wait(ctx)
+	c, wide := prefetchedShop(t)
 	for _, other := range []Scope{
 		{Cluster: "paris", Resource: scope.Resource, Namespace: "shop", LabelSelector: scope.LabelSelector},
 		{Cluster: scope.Cluster, Resource: scope.Resource, Namespace: "shop", LabelSelector: "team=a"},
@@ -165,10 +150,7 @@ func TestPrefetch_answersNeitherOtherClustersNorOtherSelectors(t *testing.T) {
 
 func TestPrefetch_aWrittenNameIsReadByName(t *testing.T) {
 	ctx := context.Background()
-	c := New(10)
-	wide := &wideSource{}
-	wide.add("shop", "a")
-	c.Prefetch(ctx, scope, wide).Wait(ctx)
+	c, wide := prefetchedShop(t)
 	shop := wide.in("shop")
 	if _, found, _ := c.Get(ctx, scope, shop, "a"); !found {
 		t.Fatal("a prefetched object was not found")
@@ -182,7 +164,7 @@ func TestPrefetch_aWrittenNameIsReadByName(t *testing.T) {
 func TestPrefetch_aNilCacheTakesNoList(t *testing.T) {
 	var c *Cache
 	wide := &wideSource{}
-	if _, whole := c.Prefetch(context.Background(), scope, wide).Wait(context.Background()); whole {
+	if c.Prefetch(context.Background(), scope, wide).Wait(context.Background()) {
 		t.Error("a nil cache's prefetch answers reads")
 	}
 	if wide.listCount() != 0 {
@@ -192,10 +174,7 @@ func TestPrefetch_aNilCacheTakesNoList(t *testing.T) {
 
 func TestPrefetch_aNameWrittenBeforeItsScopeIsReadIsReadByName(t *testing.T) {
 	ctx := context.Background()
-	c := New(10)
-	wide := &wideSource{}
-	wide.add("shop", "a")
-	c.Prefetch(ctx, scope, wide).Wait(ctx)
+	c, wide := prefetchedShop(t)
 	c.Forget(scope, "a")
 	for _, read := range []func() error{
 		func() error { _, _, err := c.Get(ctx, scope, wide.in("shop"), "a"); return err },
@@ -205,4 +184,26 @@ func TestPrefetch_aNameWrittenBeforeItsScopeIsReadIsReadByName(t *testing.T) {
 			t.Error("a name written before its namespace was first read was answered from the list taken ahead of the write")
 		}
 	}
+}
+
+// prefetchedShop is a cache whose whole list of the scope's resource, one
+// object "a" in namespace shop, is taken, and that resource's source.
+func prefetchedShop(t *testing.T) (*Cache, *wideSource) {
+	t.Helper()
+	c := New(10)
+	wide := &wideSource{}
+	wide.add("shop", "a")
+	if !c.Prefetch(context.Background(), scope, wide).Wait(context.Background()) {
+		t.Fatal("the prefetch of one object is not whole")
+	}
+	return c, wide
+}
+
+// prefetchedObjects is how many objects a whole prefetched list holds.
+func prefetchedObjects(p *Prefetched) int {
+	n := 0
+	for _, objects := range p.byNamespace {
+		n += len(objects)
+	}
+	return n
 }
