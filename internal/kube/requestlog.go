@@ -3,6 +3,8 @@ package kube
 import (
 	"context"
 	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -35,11 +37,17 @@ func logRequests(next http.RoundTripper) http.RoundTripper {
 }
 
 func (l requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
+	var overAhead atomic.Bool
+	if l.trace != nil {
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) { overAhead.Store(overDialledAhead(info.Conn)) },
+		}))
+	}
 	start := time.Now()
 	resp, err := l.next.RoundTrip(req)
 	end := time.Now()
 	if l.trace != nil {
-		l.trace.record(req, resp, start, end)
+		l.trace.record(req, resp, start, end, overAhead.Load())
 	}
 	fields := map[string]any{
 		"method":   req.Method,

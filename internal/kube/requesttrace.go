@@ -31,6 +31,9 @@ type TracedRequest struct {
 	// Ahead is set on a request sent ahead of the reads it answers
 	// (SendingAhead): no read waited for it to start.
 	Ahead bool `json:"ahead,omitempty"`
+	// DialledAhead is set on a request sent over a connection dialled
+	// ahead of the cluster's credentials (DialAhead).
+	DialledAhead bool `json:"dialled_ahead,omitempty"`
 }
 
 type sendingAheadKey struct{}
@@ -70,9 +73,9 @@ var processTrace = sync.OnceValue(func() *requestTrace {
 	return &requestTrace{file: f, pid: os.Getpid()}
 })
 
-func (t *requestTrace) record(req *http.Request, resp *http.Response, start, end time.Time) {
+func (t *requestTrace) record(req *http.Request, resp *http.Response, start, end time.Time, dialledAhead bool) {
 	line := TracedRequest{Process: t.pid, Server: req.URL.Host, Method: req.Method, Path: req.URL.Path, Start: start, End: end,
-		DryRun: req.URL.Query().Has("dryRun"), Ahead: sentAhead(req.Context())}
+		DryRun: req.URL.Query().Has("dryRun"), Ahead: sentAhead(req.Context()), DialledAhead: dialledAhead}
 	if resp != nil {
 		line.Status = resp.StatusCode
 	}

@@ -31,6 +31,16 @@ type Connection struct {
 	ProxyURL               string
 }
 
+// DialsAhead reports whether a connection to the member can be opened
+// before its credentials are known: it authenticates with a bearer token,
+// which is sent only once the connection is open, not with a client
+// certificate, which the TLS handshake sends; and it verifies the member's
+// certificate in full and reaches it directly.
+func (c Connection) DialsAhead() bool {
+	return c.Token != "" && len(c.ClientCertificate) == 0 && len(c.ClientKey) == 0 && c.ProxyURL == "" &&
+		len(c.DisabledTLSValidations) == 0
+}
+
 // RESTConfig is the client-go configuration that reaches the member.
 func (c Connection) RESTConfig() (*rest.Config, error) {
 	cfg := &rest.Config{

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 )
 
@@ -30,6 +32,9 @@ type Pool struct {
 
 	mu      sync.Mutex
 	members map[string]pooled
+	// ahead are the connections dialled ahead of the members' clients,
+	// by member, until the clients take them.
+	ahead map[string]*kube.AheadDial
 	// probes are the run's shared probes, by member and connection.
 	probes map[string]*sharedProbe
 }
@@ -48,7 +53,27 @@ type pooled struct {
 
 // NewPool returns an empty pool that builds clients with factory.
 func NewPool(factory kube.ClientFactory, s Settings) *Pool {
-	return &Pool{factory: factory, settings: s, members: map[string]pooled{}, probes: map[string]*sharedProbe{}}
+	return &Pool{factory: factory, settings: s, members: map[string]pooled{}, ahead: map[string]*kube.AheadDial{},
+		probes: map[string]*sharedProbe{}}
+}
+
+// DialAhead starts opening the connection to the named member at endpoint,
+// as it was last known, while the host is asked how to reach it: the
+// member's clients, built once the host answers, take it over if the
+// member still has that endpoint and its connection allows (DialsAhead).
+// It does nothing for a member whose clients are built or dialled already.
+func (p *Pool) DialAhead(ctx context.Context, name, endpoint string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, built := p.members[name]; built {
+		return
+	}
+	if _, dialling := p.ahead[name]; dialling {
+		return
+	}
+	if d := kube.DialAhead(kube.WithCluster(ctx, name), endpoint); d != nil {
+		p.ahead[name] = d
+	}
 }
 
 // Clients returns the clients of the named member, built on first use and
@@ -67,12 +92,34 @@ func (p *Pool) Clients(name string, conn Connection) (*kube.Clients, error) {
 	kube.SetRateLimit(cfg, p.settings.QPS, p.settings.Burst)
 	cfg.Timeout = p.settings.RequestTimeout
 	cfg.UserAgent = p.settings.UserAgent
+	if cfg, err = p.takeAhead(name, conn, cfg); err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", name, err)
+	}
 	clients, err := p.factory.NewClients(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", name, err)
 	}
 	p.members[name] = pooled{key: key, clients: clients}
 	return clients, nil
+}
+
+// takeAhead returns cfg set to take over the connection dialled ahead to
+// the member, when there is one it can use; one it cannot is closed.
+func (p *Pool) takeAhead(name string, conn Connection, cfg *rest.Config) (*rest.Config, error) {
+	d, dialled := p.ahead[name]
+	if !dialled {
+		return cfg, nil
+	}
+	delete(p.ahead, name)
+	if !conn.DialsAhead() || d.Endpoint() != conn.APIEndpoint {
+		d.Discard()
+		return cfg, nil
+	}
+	out, ok, err := kube.UseDialledAhead(cfg, d)
+	if !ok {
+		d.Discard()
+	}
+	return out, err
 }
 
 // Probe asks a member for its health through the member's shared clients,

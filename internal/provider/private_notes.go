@@ -14,20 +14,25 @@ import (
 // one through a resource's private state. Each fact is a note: one key, one
 // JSON value, written, read and forgotten only through privateNote.
 //
-// | key                | value (JSON)                     | written by                    | read by                | forgotten by                 | hand-over  |
-// |--------------------|----------------------------------|-------------------------------|------------------------|------------------------------|------------|
-// | registered_at_read | array of the registered clusters | Read of object, preference    | ModifyPlan             | Create, Update               | read→plan  |
-// | capacity_at_read   | capacityNote                     | Read of preference (auto)     | ModifyPlan             | Create, Update; other Reads  | read→plan  |
-// | planned_from_state | string: the resource's run key   | ModifyPlan from a prior state | ModifyPlan of a create | Create, Update               | plan→plan  |
-// | replacement        | replacement                      | ModifyPlan of a create        | Delete                 | Create, Update               | plan→apply |
-// | token_wo           | boolean                          | Create without join, Update   | Read                   | none: each apply rewrites it | apply→read |
-// | client_key_wo      | boolean                          | Create without join, Update   | Read                   | none: each apply rewrites it | apply→read |
-// | join_wo            | boolean                          | Create with join, Update      | Delete                 | none: each apply rewrites it | apply→read |
+// | key                | value (JSON)                     | written by                                  | read by                                | forgotten by                 | hand-over               |
+// |--------------------|----------------------------------|---------------------------------------------|----------------------------------------|------------------------------|-------------------------|
+// | registered_at_read | array of the registered clusters | Read of object, preference                  | ModifyPlan                             | Create, Update               | read→plan               |
+// | capacity_at_read   | capacityNote                     | Read of preference (auto)                   | ModifyPlan                             | Create, Update; other Reads  | read→plan               |
+// | planned_from_state | string: the resource's run key   | ModifyPlan from a prior state               | ModifyPlan of a create                 | Create, Update               | plan→plan               |
+// | replacement        | replacement                      | ModifyPlan of a create                      | Delete                                 | Create, Update               | plan→apply              |
+// | token_wo           | boolean                          | Create without join, Update                 | Read                                   | none: each apply rewrites it | apply→read              |
+// | client_key_wo      | boolean                          | Create without join, Update                 | Read                                   | none: each apply rewrites it | apply→read              |
+// | join_wo            | boolean                          | Create with join, Update                    | Delete                                 | none: each apply rewrites it | apply→read              |
+// | member_endpoints   | object: cluster → API endpoint   | Read, Create, Update of object, application | ModifyPlan of a change, Update, Delete | none: each rewrites it       | read→apply, apply→apply |
 //
 // The resources: object is kubefed_federated_object, preference
 // kubefed_replica_scheduling_preference; planned_from_state is noted by those
 // two, kubefed_federated_type and kubefed_federation_cluster; token_wo,
-// client_key_wo and join_wo by kubefed_federation_cluster alone. Each reads and forgets its own notes.
+// client_key_wo and join_wo by kubefed_federation_cluster alone;
+// member_endpoints by kubefed_federated_object and
+// kubefed_federated_application, for the apply that connects to those
+// members while it reads the host (dial_ahead.go). Each reads and forgets
+// its own notes.
 // capacity_at_read is recorded by a Read with capacity = "auto" that can
 // estimate; any other Read of the preference forgets it.
 //
@@ -41,6 +46,10 @@ import (
 //     data of the create's plan, the destroy half included.
 //   - apply→read: what apply leaves goes into the state, and later refreshes
 //     start from it.
+//   - read→apply: the refreshed state's private data reaches the apply's own
+//     plan of a change (through the plan's private data), Update and Delete.
+//   - apply→apply: without a refresh, the next apply starts from what the
+//     last one left.
 //
 // Create and Update start from the plan's private data, so a note meant for
 // the plans alone is forgotten there: it must not reach the state and
@@ -65,6 +74,8 @@ var (
 		holds: "whether the client key is given as client_key_wo", writtenBy: "apply"}
 	joinWriteOnlyNote = privateNote[bool]{key: "join_wo",
 		holds: "whether the join's credentials are given write-only", writtenBy: "apply"}
+	memberEndpointsNote = privateNote[map[string]string]{key: "member_endpoints",
+		holds: "the endpoints of the clusters the object is on", writtenBy: "refresh or apply"}
 )
 
 // privateNote is one note of the table above, its value a T encoded as

@@ -27,6 +27,7 @@ func (r *federatedApplicationResource) Create(ctx context.Context, req resource.
 	if r.write(ctx, &plan, nil, plan.Timeouts.Create, &resp.Diagnostics) {
 		resp.Diagnostics.Append(applicationModels.toState(ctx, &resp.State, &plan)...)
 		applicationIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
+		resp.Diagnostics.Append(r.objects.data.noteMemberEndpoints(ctx, resp.Private, applicationClusters(&plan))...)
 	}
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote)...)
 }
@@ -38,11 +39,13 @@ func (r *federatedApplicationResource) Update(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(r.objects.data.dialMembersAhead(ctx, req.Private)...)
 	if !r.write(ctx, &plan, &prior, plan.Timeouts.Update, &resp.Diagnostics) {
 		plan = prior
 	}
 	resp.Diagnostics.Append(applicationModels.toState(ctx, &resp.State, &plan)...)
 	applicationIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
+	resp.Diagnostics.Append(r.objects.data.noteMemberEndpoints(ctx, resp.Private, applicationClusters(&plan))...)
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, registeredAtReadNote)...)
 }
 

@@ -36,6 +36,10 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if prior != nil && !req.Plan.Raw.Equal(req.State.Raw) {
+		// As for an object: in an apply's process, this is the first call.
+		resp.Diagnostics.Append(r.objects.data.dialMembersAhead(ctx, resp.Private)...)
+	}
 	set, diags := r.set(ctx, &plan)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
@@ -269,6 +273,12 @@ func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, outs map[s
 		}
 	}
 	return prior.ClusterStatus, prior.ClusterHealth
+}
+
+// applicationClusters are the clusters that hold an object of the
+// application, sorted.
+func applicationClusters(m *federatedApplicationModel) []string {
+	return sortedKeys(nestedStringsOf(m.Rendered))
 }
 
 // heldByObject is, by object and cluster, what the state says each

@@ -66,6 +66,7 @@ func (r *federatedApplicationResource) Read(ctx context.Context, req resource.Re
 		state.HostRecords = stringMap(records)
 	}
 	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, resp.Private, registered)...)
+	resp.Diagnostics.Append(r.objects.data.noteMemberEndpoints(ctx, resp.Private, applicationClusters(&state))...)
 	resp.Diagnostics.Append(applicationModels.toState(ctx, &resp.State, &state)...)
 }
 
@@ -252,6 +253,7 @@ func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(r.objects.data.dialMembersAhead(ctx, req.Private)...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	set, diags := r.set(ctx, &state)

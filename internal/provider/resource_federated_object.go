@@ -234,6 +234,7 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 	if r.write(ctx, &plan, nil, plan.Timeouts.Create, &resp.Diagnostics) {
 		resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
 		objectIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
+		resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, resp.Private, sortedKeys(mapStrings(plan.Rendered)))...)
 	}
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
@@ -245,11 +246,13 @@ func (r *federatedObjectResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(r.data.dialMembersAhead(ctx, req.Private)...)
 	if !r.write(ctx, &plan, &prior, plan.Timeouts.Update, &resp.Diagnostics) {
 		plan = prior
 	}
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
 	objectIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
+	resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, resp.Private, sortedKeys(mapStrings(plan.Rendered)))...)
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
 
@@ -273,6 +276,7 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(r.data.dialMembersAhead(ctx, req.Private)...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	in, diags := r.inputs(ctx, &state)

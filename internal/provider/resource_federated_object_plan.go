@@ -60,6 +60,11 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if prior != nil && !req.Plan.Raw.Equal(req.State.Raw) {
+		// A change is checked on its members now and written at apply: in
+		// an apply's process, this plan is the object's first call.
+		resp.Diagnostics.Append(r.data.dialMembersAhead(ctx, private)...)
+	}
 	in, diags := r.inputs(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

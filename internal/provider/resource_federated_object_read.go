@@ -77,6 +77,7 @@ func (r *federatedObjectResource) read(ctx context.Context, req resource.ReadReq
 	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
 	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, private, snapshot.RegisteredNames())...)
 	resp.Diagnostics.Append(refreshFromHost(ctx, &state, in, host)...)
+	resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, private, sortedKeys(mapStrings(state.Rendered)))...)
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &state)...)
 }
 

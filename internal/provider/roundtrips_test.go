@@ -53,6 +53,28 @@ var roundTripBudgets = map[string][]roundTripBudget{
 	"register a cluster": {{host: 4, member: 3, ahead: 1}, {host: 6, member: 2}},
 }
 
+// dialsAhead are the operations whose apply starts the connections to the
+// object's members while it reads the host: an update and a delete, whose
+// state notes the members' endpoints.
+var dialsAhead = map[string]bool{"update": true, "delete": true}
+
+// checkDialledAhead fails unless every request of an apply's process to a
+// member went over the connection dialled ahead of the host's answer.
+func checkDialledAhead(t *testing.T, op string, requests []kube.TracedRequest, names map[string]string) {
+	t.Helper()
+	for server, name := range names {
+		if name == "host" {
+			continue
+		}
+		toMember := roundtrips.Filter(requests, func(r kube.TracedRequest) bool { return r.Server == server })
+		notAhead := roundtrips.Filter(toMember, func(r kube.TracedRequest) bool { return !r.DialledAhead })
+		if len(toMember) == 0 || len(notAhead) > 0 {
+			t.Errorf("%s: the apply sent %d requests to %s, %d of them over a connection not dialled ahead:\n%s",
+				op, len(toMember), name, len(notAhead), roundtrips.Describe(notAhead, names))
+		}
+	}
+}
+
 // Each operation on one object placed on three far members, and the
 // registration of a cluster, sends no more requests in sequence to the
 // host and to each member than its budget.
@@ -137,6 +159,9 @@ func checkRoundTrips(t *testing.T, op string, requests []kube.TracedRequest, nam
 			len(mine)-len(waited), len(all), roundtrips.Describe(all, names))
 		if i >= len(budgets) {
 			continue
+		}
+		if i == len(budgets)-1 && dialsAhead[op] {
+			checkDialledAhead(t, op, waited, names)
 		}
 		for server, name := range names {
 			onServer := func(r kube.TracedRequest) bool { return r.Server == server }
