@@ -10,6 +10,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/lab"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/roundtrips"
 )
 
@@ -108,14 +109,7 @@ resource "kubefed_federated_object" "cm" {
 	ws.Write(config(false, "", false))
 	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
 
-	names := map[string]string{}
-	for _, c := range lab.Clusters() {
-		u, err := url.Parse(c.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names[u.Host] = c.Name
-	}
+	names := clusterServerNames(t, lab)
 	setClusterLatency(t, lab, roundTripLatency)
 
 	traceDir := t.TempDir()
@@ -179,6 +173,70 @@ func checkRoundTrips(t *testing.T, op string, requests []kube.TracedRequest, nam
 					op, i+1, len(ahead), name, budgets[i].ahead, roundtrips.Describe(ahead, names))
 			}
 		}
+	}
+}
+
+// clusterServerNames are the lab's clusters by the host:port the trace
+// names them with.
+func clusterServerNames(t *testing.T, running *lab.Lab) map[string]string {
+	t.Helper()
+	names := map[string]string{}
+	for _, c := range running.Clusters() {
+		u, err := url.Parse(c.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[u.Host] = c.Name
+	}
+	return names
+}
+
+// The update and the destroy of an application send every request to a
+// member over the connection dialled ahead of the host's answer, from the
+// endpoints its refresh noted.
+func TestAccFederatedApplication_updateAndDestroyDialMembersAhead(t *testing.T) {
+	lab := acctest.Lab(t)
+	prefix, ns := "app-ahead", uniqueName("app-ahead")
+	cleanupObjectTest(t, prefix, ns)
+	ws := acctest.NewWorkspace(t)
+	base := acctest.HostProviderConfig(t) + objectTestTypes + applicationTypes + objectTestClusters(t, prefix)
+	withApp := func(color string) string {
+		return applicationConfig(t, prefix, fmt.Sprintf(`---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: %[1]s
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: %[1]s
+data:
+  color: %[2]s
+`, ns, color), "")
+	}
+	t.Cleanup(func() {
+		ws.Write(base)
+		ws.Run("destroy", "-auto-approve", "-input=false", "-no-color")
+	})
+	ws.Write(withApp("blue"))
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+	names := clusterServerNames(t, lab)
+	for _, step := range []struct{ op, config string }{{"update", withApp("green")}, {"delete", base}} {
+		trace := filepath.Join(t.TempDir(), step.op)
+		ws.Write(step.config)
+		ws.MustRunWith(0, []string{kube.RequestTraceEnv + "=" + trace}, "apply", "-auto-approve", "-input=false", "-no-color")
+		requests, err := roundtrips.Read(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		processes := roundtrips.Processes(requests)
+		if len(processes) != 2 {
+			t.Fatalf("%s: %d provider processes sent requests, want the plan's and the apply's", step.op, len(processes))
+		}
+		applying := roundtrips.Filter(requests, func(r kube.TracedRequest) bool { return r.Process == processes[1] })
+		checkDialledAhead(t, "the application's "+step.op, applying, names)
 	}
 }
 
