@@ -69,9 +69,9 @@ func listScope(m Member, o Object) listcache.Scope {
 // the objects of resource the federation manages, which then answers the
 // run's reads of them in any namespace (listcache.Prefetch says when it
 // does not).
-func PrefetchManaged(ctx context.Context, m Member, resource schema.GroupVersionResource) *listcache.Prefetched {
+func PrefetchManaged(ctx context.Context, m Member, resource schema.GroupVersionResource) {
 	scope := listScope(m, Object{Resource: resource})
-	return m.Reads.Prefetch(ctx, scope, m.Clients.Dynamic.Resource(resource))
+	m.Reads.Prefetch(ctx, scope, m.Clients.Dynamic.Resource(resource))
 }
 
 // Options are the provider settings propagation honours.

@@ -155,7 +155,7 @@ func checkRoundTrips(t *testing.T, op string, requests []kube.TracedRequest, nam
 			continue
 		}
 		if i == len(budgets)-1 && dialsAhead[op] {
-			checkDialledAhead(t, op, waited, names)
+			checkDialledAhead(t, op, mine, names)
 		}
 		for server, name := range names {
 			onServer := func(r kube.TracedRequest) bool { return r.Server == server }

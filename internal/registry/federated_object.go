@@ -194,8 +194,8 @@ func (r *Registry) ApplicationObjects(ctx context.Context, t FederatedType, name
 // PrefetchFederatedObjects starts one list of type t's Federated<Kind>
 // objects in every namespace, which then answers the run's reads of them
 // in any namespace (listcache.Prefetch says when it does not).
-func (r *Registry) PrefetchFederatedObjects(ctx context.Context, t FederatedType) *listcache.Prefetched {
-	return r.reads.Prefetch(ctx, federatedScope(t, ""), r.dynamic.Resource(t.Federated.Resource()))
+func (r *Registry) PrefetchFederatedObjects(ctx context.Context, t FederatedType) {
+	r.reads.Prefetch(ctx, federatedScope(t, ""), r.dynamic.Resource(t.Federated.Resource()))
 }
 
 // federatedScope is the list of a namespace's Federated<Kind> objects.
