@@ -13,8 +13,9 @@ import (
 	"testing"
 )
 
-// EnvProviderBinary names a provider binary already built from this tree;
-// without it, ProviderBinary builds one once per test binary.
+// EnvProviderBinary names a provider binary already built from this tree
+// with the kubefedtest build tag; without it, ProviderBinary builds one once
+// per test binary.
 const EnvProviderBinary = "KUBEFED_PROVIDER_BINARY"
 
 var (
@@ -42,7 +43,7 @@ func ProviderBinary(t testing.TB) string {
 			return
 		}
 		built = filepath.Join(dir, "terraform-provider-kubefed")
-		cmd := exec.Command("go", "build", "-o", built, ".")
+		cmd := exec.Command("go", "build", "-tags", "kubefedtest", "-o", built, ".")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("building the provider: %w\n%s", err, out)

@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 )
 
 var (
@@ -25,24 +27,19 @@ var (
 	_ resource.ResourceWithValidateConfig = (*federatedApplicationResource)(nil)
 )
 
-// What a staged rollout of an application does when a stage fails.
-const (
-	onFailureStop     = "stop"
-	onFailureRollback = "rollback"
-)
-
 // NewFederatedApplicationResource returns the kubefed_federated_application
 // resource.
 func NewFederatedApplicationResource() resource.Resource {
 	return &federatedApplicationResource{}
 }
 
-// federatedApplicationResource federates a set of objects as one: each is
-// planned, written, waited for and recorded by the same code as a
-// kubefed_federated_object (objects), and the set is rolled out together,
-// cluster stage by cluster stage, in dependency order on each cluster.
+// federatedApplicationResource federates a set of objects as one: the
+// pipeline that plans, writes, waits for and records a
+// kubefed_federated_object (objectset) takes the whole set, and rolls it out
+// together, cluster stage by cluster stage, in dependency order on each
+// cluster.
 type federatedApplicationResource struct {
-	objects federatedObjectResource
+	data *providerData
 }
 
 func (r *federatedApplicationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -50,13 +47,10 @@ func (r *federatedApplicationResource) Metadata(_ context.Context, req resource.
 }
 
 func (r *federatedApplicationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.objects.data = providerDataOf(req.ProviderData, &resp.Diagnostics)
+	r.data = providerDataOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	var objectSchema resource.SchemaResponse
-	r.objects.Schema(ctx, resource.SchemaRequest{}, &objectSchema)
-	shared := objectSchema.Schema.Attributes
 	attrs := map[string]schema.Attribute{
 		"id": schema.StringAttribute{Computed: true, Description: "The application's name.",
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
@@ -134,9 +128,11 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 				"`not written` after an apply that could not write it. A plan sets each to `current`; the apply rewrites the records."},
 		"rollout_strategy": applicationRolloutStrategyAttribute(),
 	}
-	for _, name := range []string{"placement", "ignore_fields", "wait", "placed_clusters", "rollout_plan"} {
-		attrs[name] = shared[name]
-	}
+	attrs["placement"] = placementAttribute()
+	attrs["ignore_fields"] = ignoreFieldsAttribute()
+	attrs["wait"] = waitAttribute()
+	attrs["placed_clusters"] = placedClustersAttribute()
+	attrs["rollout_plan"] = rolloutPlanAttribute()
 	resp.Schema = schema.Schema{
 		Description: "A set of Kubernetes objects federated as one application: one placement, per-object and per-cluster " +
 			"overrides, one staged rollout of the whole set in dependency order, pruning of objects that leave the set. " +
@@ -179,7 +175,7 @@ func applicationRolloutStrategyAttribute() schema.SingleNestedAttribute {
 		Description: "What a failed stage leaves: `stop` (the default) stops the rollout, so later stages keep every object as it " +
 			"was; `rollback` also gives the failed stage's clusters back the set the state recorded before the apply (objects " +
 			"the apply added are removed, changed ones written as they were).",
-		Validators: []validator.String{stringvalidator.OneOf(onFailureStop, onFailureRollback)},
+		Validators: []validator.String{stringvalidator.OneOf(objectset.OnFailureStop, objectset.OnFailureRollback)},
 	}
 	return a
 }

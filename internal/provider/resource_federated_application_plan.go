@@ -3,31 +3,28 @@ package provider
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 )
 
-// ModifyPlan plans each object of the set as a federated object is
-// planned (placement, rendering per cluster, dry runs), and the set's
+// ModifyPlan plans the set as a federated object is planned (placement,
+// rendering per cluster, dry runs), each object at once, and the set's
 // rollout order.
 func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if r.objects.data == nil || req.Plan.Raw.IsNull() {
+	if r.data == nil || req.Plan.Raw.IsNull() {
 		return
 	}
-	if reason := r.objects.unknownReason(req.Config.Raw.IsFullyKnown()); reason != "" {
-		applicationUnknown(ctx, resp, reason, r.objects.data.hostKnown())
+	if reason := r.data.placementUnknownReason(req.Config.Raw.IsFullyKnown()); reason != "" {
+		applicationUnknown(ctx, resp, reason, r.data.hostKnown())
 		return
 	}
 	var plan federatedApplicationModel
@@ -38,42 +35,55 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 	}
 	if prior != nil && !req.Plan.Raw.Equal(req.State.Raw) {
 		// As for an object: in an apply's process, this is the first call.
-		resp.Diagnostics.Append(r.objects.data.dialMembersAhead(ctx, resp.Private)...)
+		resp.Diagnostics.Append(r.data.dialMembersAhead(ctx, resp.Private)...)
 	}
-	set, diags := r.set(ctx, &plan)
+	env := r.data.objects()
+	set, diags := r.set(ctx, env, &plan)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	defer redactDiagnostics(&resp.Diagnostics, set.secrets())
+	defer redactDiagnostics(&resp.Diagnostics, set.Secrets())
 	seen, diags := registeredAtReadNote.Load(ctx, resp.Private)
 	resp.Diagnostics.Append(diags...)
-	snapshot, err := r.objects.data.snapshot(ctx)
+	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
 		return
 	}
 	held := heldByObject(prior)
-	r.refuseOwned(ctx, set, held, &resp.Diagnostics)
-	outs, fresh := r.desired(ctx, set, snapshot, seenSet(seen), held, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	set.refuseOwned(ctx, env, held, &resp.Diagnostics)
+	planned := env.DesiredSet(ctx, set.Set, snapshot, objectset.SeenSet(seen), held)
+	if set.addEach(&resp.Diagnostics, planned.Problems); resp.Diagnostics.HasError() {
 		return
 	}
-	r.checkSet(ctx, set, snapshot, outs, held, plan.ForceConflicts.ValueBool(), &resp.Diagnostics)
-	placed := placedOf(outs)
+	set.addEach(&resp.Diagnostics, env.CheckSet(ctx, set.Set, snapshot, planned, held, plan.ForceConflicts.ValueBool()))
+	placed := planned.Placed()
 	plan.ID = plan.Name
-	plan.Objects = stringList(set.keys())
+	plan.Objects = stringList(set.Keys())
 	plan.PlacedClusters = stringSet(placed)
-	plan.Rendered = nestedStrings(renderedOf(outs))
-	if len(set.objects) > 0 {
-		plan.RolloutPlan = r.objects.plannedOrder(set.objects[0].in, placed, &resp.Diagnostics)
-	} else {
-		plan.RolloutPlan = rolloutPlanValue(nil, &resp.Diagnostics)
-	}
-	plan.ClusterStatus, plan.ClusterHealth = plannedSetOutcome(set, prior, outs)
+	plan.Rendered = nestedStrings(planned.Rendered())
+	plan.RolloutPlan = plannedOrder(set.Set, placed, &resp.Diagnostics)
+	plan.ClusterStatus, plan.ClusterHealth = plannedSetOutcome(set, prior, planned)
 	plan.HostRecords = plannedHostRecords(set)
 	resp.Diagnostics.Append(applicationModels.toPlan(ctx, &resp.Plan, &plan)...)
-	if len(fresh) > 0 {
-		applicationUnknown(ctx, resp, fmt.Sprintf("the placement picks clusters this run registers (%s)", strings.Join(fresh, ", ")), true)
+	if len(planned.Fresh) > 0 {
+		applicationUnknown(ctx, resp, fmt.Sprintf("the placement picks clusters this run registers (%s)", strings.Join(planned.Fresh, ", ")), true)
+	}
+}
+
+// refuseOwned fails the plan of an object new to the set whose record the
+// host holds for another owner.
+func (s *appSet) refuseOwned(ctx context.Context, env *objectset.Env, held map[string]map[string]string, diags *diag.Diagnostics) {
+	owned, problems := env.RefuseOwned(ctx, s.Set, held)
+	addProblems(diags, problems, nil)
+	s.addEach(diags, owned)
+}
+
+// addEach reports each object's problems at the application's attributes,
+// in the set's order.
+func (s *appSet) addEach(diags *diag.Diagnostics, problems map[string]objectset.Problems) {
+	for _, key := range s.Keys() {
+		addObjectProblems(diags, problems[key], s.where[key])
 	}
 }
 
@@ -82,7 +92,7 @@ func applicationUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, 
 	if !hostKnown {
 		resp.Diagnostics.AddWarning("Placement and rendered objects known at apply", reason)
 	}
-	for name, value := range map[string]attr.Value{
+	setUnknown(ctx, resp, map[string]attr.Value{
 		"placed_clusters": types.SetUnknown(types.StringType),
 		"rendered":        types.MapUnknown(types.MapType{ElemType: types.StringType}),
 		"cluster_status":  types.MapUnknown(types.MapType{ElemType: clusterStatusType}),
@@ -90,9 +100,7 @@ func applicationUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, 
 		"rollout_plan":    types.ListUnknown(rolloutPlanType.ElemType),
 		"objects":         types.ListUnknown(types.StringType),
 		"host_records":    types.MapUnknown(types.StringType),
-	} {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), value)...)
-	}
+	})
 }
 
 // priorApplication is the state a plan starts from, or nil for a create.
@@ -105,172 +113,12 @@ func priorApplication(ctx context.Context, state tfsdk.State, diags *diag.Diagno
 	return prior
 }
 
-// secrets are the values of the set's Secrets, kept out of every message.
-func (s *appSet) secrets() []string {
-	var out []string
-	for _, o := range s.objects {
-		out = append(out, o.in.secrets...)
-	}
-	return out
-}
-
-// desired places and renders each object, reporting the placement's
-// remarks once, for the first object. fresh are the clusters this run
-// registers that the placement picks for a set not read before.
-func (r *federatedApplicationResource) desired(ctx context.Context, set *appSet, snapshot *runstate.Snapshot, seen map[string]bool,
-	held map[string]map[string]string, diags *diag.Diagnostics) (map[string]planned, []string) {
-	outs := map[string]planned{}
-	var fresh []string
-	for i, o := range set.objects {
-		o.in.seen = seen
-		var d diag.Diagnostics
-		out := r.objects.desired(ctx, o.in, snapshot, held[o.key.String()], true, &d)
-		for _, each := range retarget(d, o) {
-			if i == 0 || each.Severity() == diag.SeverityError || aboutObject(each) {
-				diags.Append(each)
-			}
-		}
-		outs[o.key.String()] = out
-		for _, c := range out.fresh {
-			if !slices.Contains(fresh, c) {
-				fresh = append(fresh, c)
-			}
-		}
-	}
-	return outs, fresh
-}
-
-// aboutObject reports whether a diagnostic is about one object of the set
-// (its manifest or an override), not the placement all objects share.
-func aboutObject(d diag.Diagnostic) bool {
-	withPath, ok := d.(diag.DiagnosticWithPath)
-	if !ok {
-		return false
-	}
-	p := withPath.Path().String()
-	return strings.HasPrefix(p, "manifests") || strings.HasPrefix(p, "sensitive_manifests") || strings.HasPrefix(p, "overrides")
-}
-
-// refuseOwned fails the plan of an object new to the set whose
-// Federated<Kind> the host holds for another owner: a federated object or
-// another application.
-func (r *federatedApplicationResource) refuseOwned(ctx context.Context, set *appSet, held map[string]map[string]string, diags *diag.Diagnostics) {
-	if !r.objects.data.hostKnown() {
-		return
-	}
-	reg, err := r.objects.data.registry(ctx)
-	if err != nil {
-		diags.AddError("Cannot check the host", err.Error())
-		return
-	}
-	for _, o := range set.objects {
-		if _, known := held[o.key.String()]; known {
-			continue
-		}
-		namespace, name := registry.FederatedObjectLocation(o.in.ft, o.in.identity.Namespace, o.in.identity.Name)
-		fo, err := reg.FindFederatedObject(ctx, o.in.ft, namespace, name)
-		if err != nil || fo.Application == o.in.application {
-			continue
-		}
-		owner := "a kubefed_federated_object (import it there, or remove it from that configuration first)"
-		if fo.Application != "" {
-			owner = fmt.Sprintf("application %q", fo.Application)
-		}
-		diags.AddAttributeError(o.at, "Object owned by another resource",
-			fmt.Sprintf("The host records %s as %s %s, owned by %s: a set takes over no object another resource manages.",
-				o.key.Object(), o.in.ft.Federated.Kind, objectLocation(namespace, name), owner))
-	}
-}
-
-func objectLocation(namespace, name string) string {
-	if namespace == "" {
-		return name
-	}
-	return namespace + "/" + name
-}
-
-// checkSet dry-runs each changed object on its members, several objects
-// at once (a dry run writes nothing, so their order does not matter). An object in a namespace the set creates on a cluster is checked
-// at apply there: a dry run cannot see a namespace that does not exist yet.
-func (r *federatedApplicationResource) checkSet(ctx context.Context, set *appSet, snapshot *runstate.Snapshot,
-	outs map[string]planned, held map[string]map[string]string, force bool, diags *diag.Diagnostics) {
-	created := namespacesCreated(set, outs, held)
-	eachObject(set.objects, diags, func(o *appObject, diags *diag.Diagnostics) {
-		out := outs[o.key.String()]
-		checked := out
-		checked.objects = maps.Clone(out.objects)
-		for cluster := range checked.objects {
-			if created[cluster][o.key.Namespace] {
-				delete(checked.objects, cluster)
-			}
-		}
-		var d diag.Diagnostics
-		_, known := held[o.key.String()]
-		r.objects.checkMembers(ctx, o.in, snapshot, checked, held[o.key.String()], force, !known, &d)
-		diags.Append(retarget(d, o)...)
-	})
-}
-
-// namespacesCreated are, by cluster, the namespaces the set's Namespace
-// objects bring to a cluster that did not hold them.
-func namespacesCreated(set *appSet, outs map[string]planned, held map[string]map[string]string) map[string]map[string]bool {
-	created := map[string]map[string]bool{}
-	for _, o := range set.objects {
-		if o.key.Group != "" || o.key.Kind != "Namespace" {
-			continue
-		}
-		for cluster := range outs[o.key.String()].rendered {
-			if _, had := held[o.key.String()][cluster]; had {
-				continue
-			}
-			if created[cluster] == nil {
-				created[cluster] = map[string]bool{}
-			}
-			created[cluster][o.key.Name] = true
-		}
-	}
-	return created
-}
-
-// placedOf is every cluster some object is placed on.
-func placedOf(outs map[string]planned) []string {
-	var placed []string
-	for _, out := range outs {
-		for _, c := range out.placed {
-			if !slices.Contains(placed, c) {
-				placed = append(placed, c)
-			}
-		}
-	}
-	slices.Sort(placed)
-	if placed == nil {
-		placed = []string{}
-	}
-	return placed
-}
-
-// renderedOf is, by object, what each cluster receives.
-func renderedOf(outs map[string]planned) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	for key, p := range outs {
-		out[key] = p.rendered
-	}
-	return out
-}
-
 // plannedSetOutcome keeps the prior status and health when apply has
 // nothing to do for any object, and leaves them to apply otherwise.
-func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, outs map[string]planned) (types.Map, types.Map) {
-	unknown := func() (types.Map, types.Map) {
+func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, planned objectset.SetPlan) (types.Map, types.Map) {
+	if prior == nil || prior.ClusterStatus.IsUnknown() ||
+		!objectset.OutcomeKnown(set.Set, heldByObject(prior), planned.Rendered(), statusByObject(prior)) {
 		return types.MapUnknown(types.MapType{ElemType: clusterStatusType}), types.MapUnknown(types.MapType{ElemType: healthType})
-	}
-	if prior == nil || prior.ClusterStatus.IsUnknown() || !maps.EqualFunc(heldByObject(prior), renderedOf(outs), maps.Equal) {
-		return unknown()
-	}
-	for _, o := range set.objects {
-		if len(pendingRollouts(o.in, appObjectState(prior, o.key.String()))) > 0 {
-			return unknown()
-		}
 	}
 	return prior.ClusterStatus, prior.ClusterHealth
 }
@@ -284,68 +132,70 @@ func applicationClusters(m *federatedApplicationModel) []string {
 // heldByObject is, by object and cluster, what the state says each
 // cluster holds.
 func heldByObject(m *federatedApplicationModel) map[string]map[string]string {
-	out := map[string]map[string]string{}
 	if m == nil {
+		return map[string]map[string]string{}
+	}
+	return byObject(nestedStringsOf(m.Rendered))
+}
+
+// statusByObject is, by object and cluster, the last apply's outcome.
+func statusByObject(m *federatedApplicationModel) map[string]map[string]reconcile.Status {
+	out := map[string]map[string]reconcile.Status{}
+	if m == nil || m.ClusterStatus.IsNull() || m.ClusterStatus.IsUnknown() {
 		return out
 	}
-	for cluster, objects := range nestedStringsOf(m.Rendered) {
-		for key, text := range objects {
-			if out[key] == nil {
-				out[key] = map[string]string{}
-			}
-			out[key][cluster] = text
-		}
-	}
-	return out
-}
-
-// objectState is one object's part of the application's state, as a
-// federated object's state: rendered, status and health by cluster.
-func appObjectState(m *federatedApplicationModel, key string) *federatedObjectModel {
-	if m == nil {
-		return nil
-	}
-	return &federatedObjectModel{
-		Rendered:      stringMap(heldByObject(m)[key]),
-		ClusterStatus: objectEntries(m.ClusterStatus, key, clusterStatusType),
-		ClusterHealth: objectEntries(m.ClusterHealth, key, healthType),
-	}
-}
-
-// objectEntries is, from a map of cluster to map of object key, the
-// entries of one object by cluster.
-func objectEntries(v types.Map, key string, elem attr.Type) types.Map {
-	entries := map[string]attr.Value{}
-	if !v.IsNull() && !v.IsUnknown() {
-		for cluster, inner := range v.Elements() {
-			if m, ok := inner.(types.Map); ok {
-				if e, ok := m.Elements()[key]; ok {
-					entries[cluster] = e
+	for cluster, inner := range m.ClusterStatus.Elements() {
+		if objects, ok := inner.(types.Map); ok {
+			for key, s := range statusEntries(objects) {
+				if out[key] == nil {
+					out[key] = map[string]reconcile.Status{}
 				}
+				out[key][cluster] = s
 			}
 		}
 	}
-	out, _ := types.MapValue(elem, entries)
 	return out
 }
 
-// byCluster turns per-object maps of cluster to value (one types.Map of
-// elem per object) into the application's map of cluster to object.
-func byCluster(perObject map[string]types.Map, elem attr.Type) types.Map {
-	inner := map[string]map[string]attr.Value{}
-	for key, m := range perObject {
-		if m.IsNull() || m.IsUnknown() {
-			continue
-		}
-		for cluster, e := range m.Elements() {
-			if inner[cluster] == nil {
-				inner[cluster] = map[string]attr.Value{}
+// healthByObject is, by object and cluster, how each object did.
+func healthByObject(m *federatedApplicationModel) map[string]map[string]rollout.Health {
+	out := map[string]map[string]rollout.Health{}
+	if m == nil || m.ClusterHealth.IsNull() || m.ClusterHealth.IsUnknown() {
+		return out
+	}
+	for cluster, inner := range m.ClusterHealth.Elements() {
+		if objects, ok := inner.(types.Map); ok {
+			for key, h := range healthEntries(objects) {
+				if out[key] == nil {
+					out[key] = map[string]rollout.Health{}
+				}
+				out[key][cluster] = h
 			}
-			inner[cluster][key] = e
 		}
 	}
+	return out
+}
+
+// byObject turns a map by cluster of maps by object into one by object of
+// maps by cluster, and back.
+func byObject[V any](in map[string]map[string]V) map[string]map[string]V {
+	out := map[string]map[string]V{}
+	for outer, inner := range in {
+		for key, v := range inner {
+			if out[key] == nil {
+				out[key] = map[string]V{}
+			}
+			out[key][outer] = v
+		}
+	}
+	return out
+}
+
+// nestedValue is an application's map by cluster of maps by object of
+// elem, from values by object and cluster.
+func nestedValue(perObject map[string]map[string]attr.Value, elem attr.Type) types.Map {
 	outer := map[string]attr.Value{}
-	for cluster, entries := range inner {
+	for cluster, entries := range byObject(perObject) {
 		outer[cluster], _ = types.MapValue(elem, entries)
 	}
 	out, _ := types.MapValue(types.MapType{ElemType: elem}, outer)
@@ -354,11 +204,14 @@ func byCluster(perObject map[string]types.Map, elem attr.Type) types.Map {
 
 // nestedStrings is rendered of the application: by cluster, by object.
 func nestedStrings(perObject map[string]map[string]string) types.Map {
-	values := map[string]types.Map{}
+	values := map[string]map[string]attr.Value{}
 	for key, m := range perObject {
-		values[key] = stringMap(m)
+		values[key] = map[string]attr.Value{}
+		for cluster, text := range m {
+			values[key][cluster] = types.StringValue(text)
+		}
 	}
-	return byCluster(values, types.StringType)
+	return nestedValue(values, types.StringType)
 }
 
 // nestedStringsOf reads rendered: by cluster, by object.
@@ -385,14 +238,12 @@ func stringList(values []string) types.List {
 	return out
 }
 
-// keysOf are the object keys the state records, in the order a cluster
-// receives them.
-func keysOf(m *federatedApplicationModel) []federation.Key {
-	var keys []federation.Key
-	for key := range heldByObject(m) {
-		if k, err := federation.ParseKey(key); err == nil {
-			keys = append(keys, k)
-		}
+// plannedHostRecords is what a plan says of the set's records: each
+// written as the configuration says.
+func plannedHostRecords(set *appSet) types.Map {
+	out := map[string]string{}
+	for _, key := range set.Keys() {
+		out[key] = objectset.RecordCurrent
 	}
-	return slices.Concat(federation.ApplyOrder(keys)...)
+	return stringMap(out)
 }

@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,15 +12,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 // Read refreshes each object of the set from the members that hold it, as
 // a federated object's refresh does, and compares each object's host
-// record with what the set writes (host_records), so a record edited or
-// deleted by hand shows in the plan. An application whose objects are all
-// gone from the host is gone; an imported one is rebuilt from the host's
-// records labelled with its name.
+// record with what the set writes (host_records, objectset.Drift), so a
+// record edited or deleted by hand shows in the plan. An application whose
+// objects are all gone from the host is gone; an imported one is rebuilt
+// from the host's records labelled with its name.
 func (r *federatedApplicationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state federatedApplicationModel
 	resp.Diagnostics.Append(applicationModels.fromState(ctx, req.State, &state)...)
@@ -31,29 +30,19 @@ func (r *federatedApplicationResource) Read(ctx context.Context, req resource.Re
 	}
 	applicationIdentity.set(ctx, resp.Identity, state.ID, &resp.Diagnostics)
 	importing := state.Manifests.IsNull() && state.SensitiveManifests.IsNull()
-	if importing {
-		if !r.fromHost(ctx, &state, &resp.Diagnostics) {
-			return
-		}
+	if importing && !r.fromHost(ctx, &state, &resp.Diagnostics) {
+		return
 	}
-	set, diags := r.set(ctx, &state)
+	env := r.data.objects()
+	set, diags := r.set(ctx, env, &state)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	defer redactDiagnostics(&resp.Diagnostics, set.secrets())
-	// The host's records are read while the members are: a far host then
-	// costs the refresh no round trip of its own.
-	var records map[string]string
-	var anyHeld bool
-	var recordDiags diag.Diagnostics
-	recordsRead := make(chan struct{})
-	go func() {
-		defer close(recordsRead)
-		records, anyHeld = r.hostRecords(ctx, set, state.HostRecords, &recordDiags)
-	}()
-	registered, memberDiags := r.readSetMembers(ctx, &state, set, importing)
-	<-recordsRead
-	resp.Diagnostics.Append(recordDiags...)
+	defer redactDiagnostics(&resp.Diagnostics, set.Secrets())
+	recordsRead := env.StartHostRecords(ctx, set.Set, mapStrings(state.HostRecords))
+	registered, memberDiags := r.readSetMembers(ctx, env, &state, set, importing)
+	records, anyHeld, problems := recordsRead()
+	addProblems(&resp.Diagnostics, problems, nil)
 	if !importing && !anyHeld {
 		tflog.Info(ctx, "the application's objects are gone from the host; removing it from the state", map[string]any{"name": state.Name.ValueString()})
 		resp.State.RemoveResource(ctx)
@@ -66,45 +55,44 @@ func (r *federatedApplicationResource) Read(ctx context.Context, req resource.Re
 		state.HostRecords = stringMap(records)
 	}
 	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, resp.Private, registered)...)
-	resp.Diagnostics.Append(r.objects.data.noteMemberEndpoints(ctx, resp.Private, applicationClusters(&state))...)
+	resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, resp.Private, applicationClusters(&state))...)
 	resp.Diagnostics.Append(applicationModels.toState(ctx, &resp.State, &state)...)
 }
 
 // readSetMembers reads each object of the set from the members that hold
 // it into m (for an import, from where the set places it), and returns
 // the clusters registered when it read.
-func (r *federatedApplicationResource) readSetMembers(ctx context.Context, m *federatedApplicationModel, set *appSet, importing bool) ([]string, diag.Diagnostics) {
+func (r *federatedApplicationResource) readSetMembers(ctx context.Context, env *objectset.Env, m *federatedApplicationModel,
+	set *appSet, importing bool) ([]string, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	snapshot, err := r.objects.data.snapshot(ctx)
+	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		diags.AddError("Cannot read the registered clusters", err.Error())
 		return nil, diags
 	}
 	held := heldByObject(m)
 	if importing {
-		outs, _ := r.desired(ctx, set, snapshot, nil, nil, &diags)
-		held = renderedOf(outs)
-		m.PlacedClusters = stringSet(placedOf(outs))
-		order, _ := set.order(placedOf(outs))
+		planned := env.DesiredSet(ctx, set.Set, snapshot, nil, nil)
+		set.addEach(&diags, planned.Problems)
+		held = planned.Rendered()
+		m.PlacedClusters = stringSet(planned.Placed())
+		order, _ := set.Order(planned.Placed())
 		m.RolloutPlan = rolloutPlanValue(order.Stages, &diags)
-		m.Objects = stringList(set.keys())
+		m.Objects = stringList(set.Keys())
 	}
-	// Objects of different types or namespaces are different lists on a
-	// member: they are read several at once.
-	now, status, health := map[string]map[string]string{}, map[string]types.Map{}, map[string]types.Map{}
-	var mu sync.Mutex
-	eachObject(set.objects, &diags, func(o *appObject, diags *diag.Diagnostics) {
-		key := o.key.String()
-		prior := appObjectState(m, key)
-		read, h := r.objects.readMembers(ctx, o.in, snapshot, held[key], healthEntries(prior.ClusterHealth), diags)
-		healthOf, statusOf := healthValue(h, diags), readStatus(prior.ClusterStatus, read, held[key], diags)
-		mu.Lock()
-		defer mu.Unlock()
-		now[key], health[key], status[key] = read, healthOf, statusOf
-	})
+	views, problems := env.ReadSet(ctx, set.Set, snapshot, held, healthByObject(m))
+	addProblems(&diags, problems, nil)
+	priorStatus := statusByObject(m)
+	now := map[string]map[string]string{}
+	status, health := map[string]map[string]attr.Value{}, map[string]map[string]attr.Value{}
+	for key, view := range views {
+		now[key] = view.Held
+		health[key] = healthValue(view.Health, &diags).Elements()
+		status[key] = statusValue(objectset.ReadStatus(priorStatus[key], view.Held, held[key]), &diags).Elements()
+	}
 	m.Rendered = nestedStrings(now)
-	m.ClusterStatus = byCluster(status, clusterStatusType)
-	m.ClusterHealth = byCluster(health, healthType)
+	m.ClusterStatus = nestedValue(status, clusterStatusType)
+	m.ClusterHealth = nestedValue(health, healthType)
 	return snapshot.RegisteredNames(), diags
 }
 
@@ -112,7 +100,7 @@ func (r *federatedApplicationResource) readSetMembers(ctx context.Context, m *fe
 // records labelled with its name: one manifest per object, the placement
 // they share, their override rules, each naming its object.
 func (r *federatedApplicationResource) fromHost(ctx context.Context, m *federatedApplicationModel, diags *diag.Diagnostics) bool {
-	reg, err := r.objects.data.registry(ctx)
+	reg, err := r.data.registry(ctx)
 	if err != nil {
 		diags.AddError("Cannot import the application", err.Error())
 		return false
@@ -134,15 +122,15 @@ func (r *federatedApplicationResource) fromHost(ctx context.Context, m *federate
 		}
 		for _, fo := range records {
 			namespace, name := targetLocation(ft, fo)
-			template, err := templateFromHost(ft, namespace, name, fo.Template)
+			template, err := objectset.TemplateFromHost(ft, namespace, name, fo.Template)
 			if err != nil {
 				diags.AddError("Cannot import the application", err.Error())
 				return false
 			}
 			if isSecretType(ft.Target) {
-				sensitive = append(sensitive, template.ValueString())
+				sensitive = append(sensitive, template)
 			} else {
-				manifests = append(manifests, template.ValueString())
+				manifests = append(manifests, template)
 			}
 			if placement == nil {
 				placement = &fo.Placement
@@ -240,11 +228,8 @@ var (
 )
 
 // Delete removes every object of the set from every cluster that holds it,
-// tier by tier in the reverse of the order they were applied in (the
-// objects of a tier at once), then their records from the host, several at
-// once, and then each host namespace the provider created that held
-// nothing but the set's records (looked into while the members were
-// written).
+// then their records and the host namespaces the provider created for them
+// (objectset.Env.Remove).
 func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federatedApplicationModel
 	resp.Diagnostics.Append(applicationModels.fromState(ctx, req.State, &state)...)
@@ -253,73 +238,21 @@ func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.objects.data.dialMembersAhead(ctx, req.Private)...)
+	resp.Diagnostics.Append(r.data.dialMembersAhead(ctx, req.Private)...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	set, diags := r.set(ctx, &state)
+	env := r.data.objects()
+	set, diags := r.set(ctx, env, &state)
 	resp.Diagnostics.Append(diags...)
-	snapshot, err := r.objects.data.snapshot(ctx)
+	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	defer redactDiagnostics(&resp.Diagnostics, set.secrets())
-	held := heldByObject(&state)
-	checks := r.startNamespaceChecks(ctx, set.objects)
-	for _, tier := range slices.Backward(tiers(set.objects)) {
-		eachObject(tier, &resp.Diagnostics, func(o *appObject, diags *diag.Diagnostics) {
-			r.objects.removeFromMembers(ctx, o.in, snapshot, held[o.key.String()], nil, diags)
-		})
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.removeRecords(ctx, set.objects, checks, &resp.Diagnostics)
-}
-
-// startNamespaceChecks starts looking into each host namespace that records
-// of objects hold, each check leaving out those records: they go with
-// the removal.
-func (r *federatedApplicationResource) startNamespaceChecks(ctx context.Context, objects []*appObject) map[string]*hostNamespaceCheck {
-	leaving := map[string][]registry.HostObject{}
-	for _, o := range objects {
-		if namespace, record := hostRecord(o.in); namespace != "" {
-			leaving[namespace] = append(leaving[namespace], record)
-		}
-	}
-	reg, err := r.objects.data.registry(ctx)
-	checks := map[string]*hostNamespaceCheck{}
-	if err != nil {
-		return checks
-	}
-	for namespace, records := range leaving {
-		checks[namespace] = startNamespaceCheck(ctx, reg, namespace, records...)
-	}
-	return checks
-}
-
-// removeRecords deletes the objects' records from the host, several at
-// once, and then each namespace the checks found held nothing else, unless
-// a record of it could not be removed.
-func (r *federatedApplicationResource) removeRecords(ctx context.Context, objects []*appObject, checks map[string]*hostNamespaceCheck, diags *diag.Diagnostics) {
-	var mu sync.Mutex
-	kept := map[string]bool{}
-	eachObject(objects, diags, func(o *appObject, diags *diag.Diagnostics) {
-		if !r.objects.removeRecord(ctx, o.in, diags) {
-			namespace, _ := hostRecord(o.in)
-			mu.Lock()
-			kept[namespace] = true
-			mu.Unlock()
-		}
-	})
-	reg := r.objects.data.registryFor(ctx, "Cannot remove the application's host namespaces", diags)
-	for _, namespace := range sortedKeys(checks) {
-		if !kept[namespace] {
-			checks[namespace].removeIfEmpty(ctx, reg, diags)
-		}
-	}
+	defer redactDiagnostics(&resp.Diagnostics, set.Secrets())
+	addProblems(&resp.Diagnostics, env.Remove(ctx, objectset.RemoveInput{Set: set.Set, Snapshot: snapshot, Held: heldByObject(&state)}), nil)
 }
 
 // ValidateConfig checks, with no cluster, the manifests (each object's
@@ -333,7 +266,7 @@ func (r *federatedApplicationResource) ValidateConfig(ctx context.Context, req r
 	}
 	validateTimeouts(ctx, m.Timeouts, &resp.Diagnostics)
 	strategyValue, _ := objectStrategy(m.RolloutStrategy)
-	validateRollout(ctx, &federatedObjectModel{Wait: m.Wait, RolloutStrategy: strategyValue}, &resp.Diagnostics)
+	validateRollout(ctx, m.Wait, strategyValue, &resp.Diagnostics)
 	warnPlacementBoth(m.Placement, &resp.Diagnostics)
 	warnNoPlacement(m.Placement, m.ClusterReplicas, &resp.Diagnostics)
 	if !fullyKnown(m.Manifests) || !fullyKnown(m.SensitiveManifests) {
@@ -357,7 +290,7 @@ func (r *federatedApplicationResource) ValidateConfig(ctx context.Context, req r
 	}
 	if _, err := federation.SelectObjects(rules, keys); err != nil {
 		for _, e := range splitErrors(err) {
-			addRenderError(&resp.Diagnostics, path.Root("overrides"), e)
+			addRenderError(&resp.Diagnostics, objectset.Root("overrides"), e)
 		}
 	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -16,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
@@ -60,72 +59,22 @@ func (m objectRefModel) ref() *federation.ObjectRef {
 		Namespace: m.Namespace.ValueString(), APIVersion: m.APIVersion.ValueString()}
 }
 
-// appObject is one object of an application: the federated object it is
-// planned, written and read as, and where the configuration holds it.
+// appObject is where the configuration holds one object of an
+// application: the element of manifests or sensitive_manifests and, for
+// each of the object's override rules, its index in the application's
+// overrides. Problems the pipeline reports about the object are mapped
+// there.
 type appObject struct {
-	key federation.Key
-	// at is the element of manifests or sensitive_manifests that holds it.
+	key   federation.Key
 	at    path.Path
-	model federatedObjectModel
-	in    *objectInputs
-	// rules are, for each of the object's override rules, its index in
-	// the application's overrides.
 	rules []int
 }
 
-// appSet is an application's objects, in the order a cluster receives them.
+// appSet is an application's objects as the pipeline's set, with where
+// the configuration holds each.
 type appSet struct {
-	objects   []*appObject
-	byKey     map[string]*appObject
-	onFailure string
-}
-
-// objectsAtOnce bounds how many objects of a set are worked on at once
-// where their work on the clusters is independent: as many as Terraform
-// works on separate resources at once by default.
-const objectsAtOnce = 10
-
-// eachObject runs work for each object, objectsAtOnce at a time, and adds
-// what each reports to diags in the objects' order. Each object's requests
-// to the clusters take a round trip, so one after another they would add
-// up to a round trip per object.
-func eachObject(objects []*appObject, diags *diag.Diagnostics, work func(o *appObject, diags *diag.Diagnostics)) {
-	each := make([]diag.Diagnostics, len(objects))
-	slots := make(chan struct{}, objectsAtOnce)
-	var wg sync.WaitGroup
-	for i, o := range objects {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			work(o, &each[i])
-		})
-	}
-	wg.Wait()
-	for _, d := range each {
-		diags.Append(d...)
-	}
-}
-
-// tiers splits objects sorted by tier into one run of objects per tier,
-// in order.
-func tiers(objects []*appObject) [][]*appObject {
-	var out [][]*appObject
-	for i, o := range objects {
-		if i == 0 || federation.Tier(o.key) != federation.Tier(objects[i-1].key) {
-			out = append(out, nil)
-		}
-		out[len(out)-1] = append(out[len(out)-1], o)
-	}
-	return out
-}
-
-// keys are the set's object keys, in order.
-func (s *appSet) keys() []string {
-	out := make([]string, len(s.objects))
-	for i, o := range s.objects {
-		out[i] = o.key.String()
-	}
-	return out
+	*objectset.Set
+	where map[string]*appObject
 }
 
 // manifestsOf parses both manifest lists; errors are reported at their element.
@@ -228,18 +177,18 @@ func setRules(ctx context.Context, v types.List) ([]federation.SetOverrideRule, 
 	return out, nil
 }
 
-// objectStrategy is rollout_strategy as a federated object's attribute:
-// without on_failure, which is the set's.
+// objectStrategy is rollout_strategy without on_failure, as a federated
+// object's attribute, and on_failure.
 func objectStrategy(v types.Object) (types.Object, string) {
 	objectType := rolloutStrategyAttribute().GetType().(types.ObjectType)
 	if v.IsNull() || v.IsUnknown() {
-		return types.ObjectNull(objectType.AttrTypes), onFailureStop
+		return types.ObjectNull(objectType.AttrTypes), objectset.OnFailureStop
 	}
 	attrs := map[string]attr.Value{}
 	for name := range objectType.AttrTypes {
 		attrs[name] = v.Attributes()[name]
 	}
-	onFailure := onFailureStop
+	onFailure := objectset.OnFailureStop
 	if s, ok := v.Attributes()["on_failure"].(types.String); ok && s.ValueString() != "" {
 		onFailure = s.ValueString()
 	}
@@ -247,13 +196,29 @@ func objectStrategy(v types.Object) (types.Object, string) {
 	return out, onFailure
 }
 
-// set turns the application's configuration into its objects, each with
-// the inputs of a federated object. Every problem is reported at the
-// application's attribute it comes from.
-func (r *federatedApplicationResource) set(ctx context.Context, m *federatedApplicationModel) (*appSet, diag.Diagnostics) {
+// setStrategy is the application's rollout_strategy in the pipeline's terms.
+func setStrategy(ctx context.Context, v types.Object) (objectset.Strategy, error) {
+	value, onFailure := objectStrategy(v)
+	strategy, err := strategyOf(ctx, value)
+	strategy.OnFailure = onFailure
+	return strategy, err
+}
+
+// set turns the application's configuration into the pipeline's set of
+// its objects. Every problem is reported at the application's attribute it
+// comes from.
+func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.Env, m *federatedApplicationModel) (*appSet, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	manifests, at := manifestsOf(ctx, m, &diags)
 	rules, err := setRules(ctx, m.Overrides)
+	if err != nil {
+		addInputError(&diags, err)
+	}
+	base, err := applicationSpec(ctx, m)
+	if err != nil {
+		addInputError(&diags, err)
+	}
+	strategy, err := setStrategy(ctx, m.RolloutStrategy)
 	if err != nil {
 		addInputError(&diags, err)
 	}
@@ -267,7 +232,7 @@ func (r *federatedApplicationResource) set(ctx context.Context, m *federatedAppl
 	perObject, err := federation.SelectObjects(rules, keys)
 	if err != nil {
 		for _, e := range splitErrors(err) {
-			addRenderError(&diags, path.Root("overrides"), e)
+			addRenderError(&diags, objectset.Root("overrides"), e)
 		}
 		return nil, diags
 	}
@@ -276,33 +241,55 @@ func (r *federatedApplicationResource) set(ctx context.Context, m *federatedAppl
 	if diags.Append(diagsTypes...); diags.HasError() {
 		return nil, diags
 	}
-	strategyValue, onFailure := objectStrategy(m.RolloutStrategy)
-	set := &appSet{byKey: map[string]*appObject{}, onFailure: onFailure}
+	set := &appSet{where: map[string]*appObject{}}
+	var objects []*objectset.Object
 	for i, mf := range manifests {
-		o := &appObject{key: mf.Key, at: at[i], rules: perObject[i].Index}
+		where := &appObject{key: mf.Key, at: at[i], rules: perObject[i].Index}
 		ft, ok := typeFor(types, mf.Key)
 		if !ok {
-			diags.AddAttributeError(o.at, "Type not enabled", fmt.Sprintf("%s is a %s, and no kubefed_federated_type enables "+
+			diags.AddAttributeError(where.at, "Type not enabled", fmt.Sprintf("%s is a %s, and no kubefed_federated_type enables "+
 				"%s in the host or in this run: add one with target_api_version = %q and target_kind = %q, and make the application "+
 				"depend on it.", mf.Key.Object(), mf.Key.Kind, mf.Key.Kind, mf.Key.APIVersion(), mf.Key.Kind))
 			continue
 		}
-		o.model = objectModelFor(ctx, m, ft.Name(), mf, at[i], perObject[i].Rules, strategyValue, &diags)
-		in, d := r.objects.inputs(ctx, &o.model)
-		diags.Append(retarget(d, o)...)
-		if in == nil {
+		spec := base
+		spec.TypeName, spec.Template, spec.TemplateAt = ft.Name(), mf.Template, objectset.Root("template")
+		spec.Overrides, spec.Key = perObject[i].Rules, mf.Key
+		spec.ReplicasPlaceOnly = !hasTarget || target != mf.Key
+		o, problems := env.NewObject(ctx, spec)
+		addObjectProblems(&diags, problems, where)
+		if o == nil {
 			continue
 		}
-		in.application = m.Name.ValueString()
-		in.replicasPlaceOnly = !hasTarget || target != mf.Key
-		o.in = in
-		set.objects = append(set.objects, o)
-		set.byKey[mf.Key.String()] = o
+		objects = append(objects, o)
+		set.where[mf.Key.String()] = where
 	}
-	slices.SortStableFunc(set.objects, func(a, b *appObject) int {
-		return federation.Tier(a.key) - federation.Tier(b.key)
-	})
+	set.Set = objectset.NewSet(objects, strategy)
 	return set, diags
+}
+
+// applicationSpec is what every object of the application shares, in the
+// pipeline's terms.
+func applicationSpec(ctx context.Context, m *federatedApplicationModel) (objectset.Spec, error) {
+	placement, placementSet, err := placementOf(ctx, m.Placement)
+	if err != nil {
+		return objectset.Spec{}, err
+	}
+	spec := objectset.Spec{
+		Placement: placement, PlacementSet: placementSet,
+		Orphan:      m.DeletionPolicy.ValueString() == deletionOrphan,
+		Force:       m.ForceConflicts.ValueBool(),
+		Retain:      m.RetainReplicas.ValueBool(),
+		Application: m.Name.ValueString(),
+	}
+	if spec.IgnoreFields, err = ignoreFieldsOf(ctx, m.IgnoreFields); err != nil {
+		return spec, err
+	}
+	if spec.Replicas, err = replicasOf(ctx, m.ClusterReplicas); err != nil {
+		return spec, err
+	}
+	spec.Wait, err = waitConfig(ctx, m.Wait)
+	return spec, err
 }
 
 // replicasTarget is the object cluster_replicas sets the replicas of.
@@ -331,11 +318,11 @@ func (r *federatedApplicationResource) replicasTarget(ctx context.Context, m *fe
 // enabledTypes are the types the host enables and those this run plans.
 func (r *federatedApplicationResource) enabledTypes(ctx context.Context) ([]registry.FederatedType, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	out := r.objects.data.run.PlannedTypes()
-	if !r.objects.data.hostKnown() {
+	out := r.data.run.PlannedTypes()
+	if !r.data.hostKnown() {
 		return out, diags
 	}
-	host, err := r.objects.data.hostTypes(ctx)
+	host, err := r.data.hostTypes(ctx)
 	out = append(out, host...)
 	if err != nil {
 		diags.AddError("Cannot read the enabled types", err.Error())
@@ -353,62 +340,17 @@ func typeFor(types []registry.FederatedType, k federation.Key) (registry.Federat
 	return registry.FederatedType{}, false
 }
 
-// objectModelFor is the federated object an application's object is
-// planned as: its manifest, the application's placement and settings, and
-// its own override rules.
-func objectModelFor(ctx context.Context, m *federatedApplicationModel, typeName string, mf federation.Manifest, at path.Path,
-	rules []federation.OverrideRule, strategy types.Object, diags *diag.Diagnostics) federatedObjectModel {
-	overrides, err := overridesValue(ctx, rules)
-	if err != nil {
-		diags.AddAttributeError(path.Root("overrides"), "Invalid overrides", err.Error())
-	}
-	o := federatedObjectModel{
-		Type:            types.StringValue(typeName),
-		Placement:       m.Placement,
-		Overrides:       overrides,
-		ClusterReplicas: m.ClusterReplicas,
-		DeletionPolicy:  m.DeletionPolicy,
-		ForceConflicts:  m.ForceConflicts,
-		RetainReplicas:  m.RetainReplicas,
-		IgnoreFields:    m.IgnoreFields,
-		Wait:            m.Wait,
-		RolloutStrategy: strategy,
-	}
-	template := templateValue{StringValue: types.StringValue(mf.Template)}
-	o.setTemplate(template, strings.HasPrefix(at.String(), "sensitive_manifests"))
-	return o
-}
-
-// retarget moves diagnostics about a federated object's attributes to the
-// application's: the template to the manifest element, an override rule to
-// its index in the application's overrides; each names the object.
-func retarget(diags diag.Diagnostics, o *appObject) diag.Diagnostics {
-	var out diag.Diagnostics
-	for _, d := range diags {
-		detail := d.Detail()
-		if !strings.Contains(detail, o.key.Object()) {
-			detail = o.key.Object() + ": " + detail
-		}
-		withPath, ok := d.(diag.DiagnosticWithPath)
-		if !ok {
-			out.Append(plainDiagnostic(d.Severity(), d.Summary(), detail))
-			continue
-		}
-		at := retargetPath(withPath.Path(), o)
-		if d.Severity() == diag.SeverityError {
-			out.AddAttributeError(at, d.Summary(), detail)
-		} else {
-			out.AddAttributeWarning(at, d.Summary(), detail)
+// addObjectProblems reports the pipeline's problems about one object of
+// the application at the application's attributes: the template's at the
+// manifest element that holds the object, an override rule's at its index
+// in the application's overrides; each names the object.
+func addObjectProblems(diags *diag.Diagnostics, problems objectset.Problems, o *appObject) {
+	for i := range problems {
+		if !strings.Contains(problems[i].Detail, o.key.Object()) {
+			problems[i].Detail = o.key.Object() + ": " + problems[i].Detail
 		}
 	}
-	return out
-}
-
-func plainDiagnostic(severity diag.Severity, summary, detail string) diag.Diagnostic {
-	if severity == diag.SeverityError {
-		return diag.NewErrorDiagnostic(summary, detail)
-	}
-	return diag.NewWarningDiagnostic(summary, detail)
+	addProblems(diags, problems, func(p objectset.Path) path.Path { return retargetPath(pathOf(p), o) })
 }
 
 // retargetPath maps a federated object's attribute path onto the application's.

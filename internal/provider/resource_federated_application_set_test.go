@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 )
 
 func TestRetargetPath(t *testing.T) {
@@ -39,10 +41,11 @@ func TestRetargetPath(t *testing.T) {
 func TestRetargetNamesTheObject(t *testing.T) {
 	o := &appObject{key: federation.Key{Version: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "settings"},
 		at: path.Root("manifests").AtListIndex(0)}
-	var d diag.Diagnostics
-	d.AddAttributeError(path.Root("template"), "Invalid template", "metadata.name is required")
-	d.AddWarning("Cluster \"berlin\" is not ready", "ConfigMap shop/settings keeps what berlin holds")
-	out := retarget(d, o)
+	var problems objectset.Problems
+	problems.AddAttributeError(objectset.Root("template"), "Invalid template", "metadata.name is required")
+	problems.AddWarning("Cluster \"berlin\" is not ready", "ConfigMap shop/settings keeps what berlin holds")
+	var out diag.Diagnostics
+	addObjectProblems(&out, problems, o)
 	if len(out) != 2 {
 		t.Fatalf("got %d diagnostics", len(out))
 	}
@@ -123,9 +126,9 @@ func TestNestedRendered(t *testing.T) {
 	if got := nestedStringsOf(nested)["berlin"]; len(got) != 2 {
 		t.Errorf("berlin holds %v", got)
 	}
-	status := byCluster(map[string]types.Map{"k": types.MapValueMust(types.StringType, map[string]attr.Value{"c": types.StringValue("v")})}, types.StringType)
-	if e := objectEntries(status, "k", types.StringType).Elements()["c"]; e.String() != `"v"` {
-		t.Errorf("objectEntries: %v", e)
+	status := nestedValue(map[string]map[string]attr.Value{"k": {"c": statusValue(map[string]reconcile.Status{"x": {Status: "OK"}}, &diag.Diagnostics{}).Elements()["x"]}}, clusterStatusType)
+	if e := statusByObject(&federatedApplicationModel{ClusterStatus: status})["k"]["c"]; e.Status != "OK" {
+		t.Errorf("statusByObject: %v", e)
 	}
 }
 
@@ -143,13 +146,13 @@ func TestObjectStrategy(t *testing.T) {
 	attrs["on_failure"] = types.StringValue("rollback")
 	v := types.ObjectValueMust(objType.AttrTypes, attrs)
 	got, onFailure := objectStrategy(v)
-	if onFailure != onFailureRollback {
+	if onFailure != objectset.OnFailureRollback {
 		t.Errorf("on_failure = %q", onFailure)
 	}
 	if _, has := got.Attributes()["on_failure"]; has {
 		t.Error("the federated object's strategy has on_failure")
 	}
-	if _, onFailure := objectStrategy(types.ObjectNull(objType.AttrTypes)); onFailure != onFailureStop {
+	if _, onFailure := objectStrategy(types.ObjectNull(objType.AttrTypes)); onFailure != objectset.OnFailureStop {
 		t.Errorf("default on_failure = %q", onFailure)
 	}
 }

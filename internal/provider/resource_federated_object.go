@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,9 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 )
 
 var (
@@ -93,21 +90,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"for a Secret, and right for any object whose template holds credentials. It is stored in the state in clear " +
 					"text, as every sensitive value is; `rendered` shows digests of a Secret's values.",
 			},
-			"placement": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "Which member clusters receive the object, with KubeFed's semantics: `clusters` when set (an empty list " +
-					"selects none), otherwise the clusters `cluster_selector` matches (`cluster_selector = {}` matches all); without " +
-					"either, none.",
-				Attributes: map[string]schema.Attribute{
-					"clusters": schema.ListAttribute{
-						Optional:    true,
-						ElementType: types.StringType,
-						Description: "Names of registered clusters.",
-						Validators:  []validator.List{listElements(dnsLabelValidator), uniqueNamesValidator{}},
-					},
-					"cluster_selector": clusterSelectorAttribute("Used when `clusters` is not set."),
-				},
-			},
+			"placement": placementAttribute(),
 			"overrides": schema.ListNestedAttribute{
 				Optional: true,
 				Description: "Per-cluster changes, applied in order after the template (and the replica count): each rule targets " +
@@ -150,23 +133,10 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"an autoscaler there owns it, the provider neither sets nor reads it back. New objects get the template's (or " +
 					"`cluster_replicas`') count. Defaults to false.",
 			},
-			"ignore_fields": schema.ListAttribute{
-				Optional:    true,
-				ElementType: types.StringType,
-				Description: "Field paths the provider neither applies nor compares, for fields other tools own on the members, " +
-					"such as `metadata.annotations[\"sidecar.istio.io/status\"]` or `spec.template.spec.containers[0].resources`. " +
-					"They are left out of `rendered`.",
-				Validators: []validator.List{listElements(fieldPathValidator)},
-			},
+			"ignore_fields":    ignoreFieldsAttribute(),
 			"wait":             waitAttribute(),
 			"rollout_strategy": rolloutStrategyAttribute(),
-			"rollout_plan": schema.ListAttribute{
-				Computed:    true,
-				ElementType: types.ListType{ElemType: types.StringType},
-				Description: "The order in which apply updates the placed clusters, computed at plan time from `rollout_strategy`: " +
-					"a list of stages, each a list of cluster names, e.g. `[[\"berlin\"], [\"new-york\", \"san-francisco\"]]`. " +
-					"One stage of every cluster without a strategy.",
-			},
+			"rollout_plan":     rolloutPlanAttribute(),
 			// A map of objects rather than nested attributes: Terraform 1.5 and OpenTofu 1.10 crash generating
 			// configuration (plan -generate-config-out) for a resource with a computed-only nested attribute.
 			"cluster_health": schema.MapAttribute{
@@ -177,11 +147,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"`updated_replicas` and `available_replicas`, and a one-line `message`. A refresh that only changes health " +
 					"changes no plan.",
 			},
-			"placed_clusters": schema.SetAttribute{
-				Computed:    true,
-				ElementType: types.StringType,
-				Description: "The clusters the object is placed on, computed at plan time from the registry and the placement.",
-			},
+			"placed_clusters": placedClustersAttribute(),
 			"rendered": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,
@@ -197,6 +163,56 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"and a `message`, empty when nothing went wrong.",
 			},
 		},
+	}
+}
+
+// The attributes a federated object and an application share, each
+// defined once.
+
+func placementAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		Description: "Which member clusters receive the object, with KubeFed's semantics: `clusters` when set (an empty list " +
+			"selects none), otherwise the clusters `cluster_selector` matches (`cluster_selector = {}` matches all); without " +
+			"either, none.",
+		Attributes: map[string]schema.Attribute{
+			"clusters": schema.ListAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Names of registered clusters.",
+				Validators:  []validator.List{listElements(dnsLabelValidator), uniqueNamesValidator{}},
+			},
+			"cluster_selector": clusterSelectorAttribute("Used when `clusters` is not set."),
+		},
+	}
+}
+
+func ignoreFieldsAttribute() schema.ListAttribute {
+	return schema.ListAttribute{
+		Optional:    true,
+		ElementType: types.StringType,
+		Description: "Field paths the provider neither applies nor compares, for fields other tools own on the members, " +
+			"such as `metadata.annotations[\"sidecar.istio.io/status\"]` or `spec.template.spec.containers[0].resources`. " +
+			"They are left out of `rendered`.",
+		Validators: []validator.List{listElements(fieldPathValidator)},
+	}
+}
+
+func rolloutPlanAttribute() schema.ListAttribute {
+	return schema.ListAttribute{
+		Computed:    true,
+		ElementType: types.ListType{ElemType: types.StringType},
+		Description: "The order in which apply updates the placed clusters, computed at plan time from `rollout_strategy`: " +
+			"a list of stages, each a list of cluster names, e.g. `[[\"berlin\"], [\"new-york\", \"san-francisco\"]]`. " +
+			"One stage of every cluster without a strategy.",
+	}
+}
+
+func placedClustersAttribute() schema.SetAttribute {
+	return schema.SetAttribute{
+		Computed:    true,
+		ElementType: types.StringType,
+		Description: "The clusters the object is placed on, computed at plan time from the registry and the placement.",
 	}
 }
 
@@ -279,8 +295,8 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 	resp.Diagnostics.Append(r.data.dialMembersAhead(ctx, req.Private)...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	in, diags := r.inputs(ctx, &state)
-	resp.Diagnostics.Append(diags...)
+	env := r.data.objects()
+	o, set := r.object(ctx, env, &state, &resp.Diagnostics)
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the registered clusters", err.Error())
@@ -288,7 +304,7 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	defer redactDiagnostics(&resp.Diagnostics, in.secrets)
+	defer redactDiagnostics(&resp.Diagnostics, o.Secrets)
 	// The first half of a replacement leaves the object where the second
 	// half re-applies it, and the host's record for it to take over.
 	note, diags := replacementNote.Load(ctx, req.Private)
@@ -297,119 +313,10 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 	if replaced {
 		tflog.Info(ctx, "replacing the federated object in place: removing it only from the clusters that leave the placement",
 			map[string]any{"id": state.ID.ValueString(), "staying": staying})
-		r.data.run.MarkReplacing(objectKey(state.ID.ValueString()))
+		r.data.run.MarkReplacing(o.RunKey())
 	}
-	var check *hostNamespaceCheck
-	if !replaced {
-		check = r.startHostNamespaceCheck(ctx, in)
-	}
-	r.removeFromMembers(ctx, in, snapshot, mapStrings(state.Rendered), staying, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || replaced {
-		return
-	}
-	r.removeFromHost(ctx, in, check, &resp.Diagnostics)
-}
-
-// removeFromMembers removes the object from every cluster that holds it,
-// except those in staying.
-func (r *federatedObjectResource) removeFromMembers(ctx context.Context, in *objectInputs, snapshot *runstate.Snapshot,
-	held map[string]string, staying []string, diags *diag.Diagnostics) {
-	members := map[string]propagation.Member{}
-	for _, cluster := range sortedKeys(held) {
-		if slices.Contains(staying, cluster) {
-			continue
-		}
-		m, err := r.member(snapshot, cluster)
-		if errors.Is(err, errNotRegistered) {
-			m, err = r.unregisteredMember(ctx, in, cluster, diags)
-		}
-		if errors.Is(err, errNotRegistered) {
-			continue
-		}
-		if err != nil {
-			diags.AddError(fmt.Sprintf("Cannot remove %s from cluster %q", in.object, cluster), err.Error())
-			continue
-		}
-		members[cluster] = m
-	}
-	opts := r.options(false, 0)
-	results := propagation.FanOut(ctx, sortedKeys(members), opts, func(ctx context.Context, cluster string) (struct{}, error) {
-		return struct{}{}, propagation.Remove(ctx, members[cluster], in.object, in.orphan, opts)
-	})
-	if err := propagation.Errors(results); err != nil {
-		diags.AddError(fmt.Sprintf("Cannot remove %s from every cluster", in.object), err.Error())
-	}
-}
-
-// unregisteredMember reaches, for a removal, a cluster the host no longer
-// registers, with the endpoint and credentials its Secret still records (a
-// KubeFedCluster deleted by hand). When nothing is left to reach it, the
-// object stays there, and the warning says so and what to do.
-func (r *federatedObjectResource) unregisteredMember(ctx context.Context, in *objectInputs, cluster string, diags *diag.Diagnostics) (propagation.Member, error) {
-	reg, err := r.data.registry(ctx)
-	var c *registry.Cluster
-	if err == nil {
-		c, err = reg.UnregisteredCluster(ctx, cluster)
-	}
-	if err != nil {
-		diags.AddWarning(fmt.Sprintf("%s stays on cluster %q", in.object, cluster),
-			fmt.Sprintf("Cluster %q is no longer registered, and the host holds no credential Secret that records how to reach it "+
-				"(%v), so %s is left there. Remove it on the cluster by hand, or register the cluster again and destroy once more.",
-				cluster, err, in.object))
-		return propagation.Member{}, errNotRegistered
-	}
-	tflog.Info(ctx, "removing the object from a cluster that is no longer registered, with the credentials its Secret holds",
-		map[string]any{"cluster": cluster, "secret": c.SecretName, "object": in.object.String()})
-	clients, err := r.data.members.Clients(cluster, c.Connection)
-	if err != nil {
-		return propagation.Member{}, err
-	}
-	return propagation.Member{Name: cluster, Clients: clients, Reads: r.data.reads}, nil
-}
-
-// removeFromHost deletes the object's record from the host and then the
-// host namespace the provider created for it, when check found that the
-// record was the last thing in it.
-func (r *federatedObjectResource) removeFromHost(ctx context.Context, in *objectInputs, check *hostNamespaceCheck, diags *diag.Diagnostics) {
-	if r.removeRecord(ctx, in, diags) {
-		check.removeIfEmpty(ctx, r.data.registryFor(ctx, "Cannot remove the federated object's host namespace", diags), diags)
-	}
-}
-
-// removeRecord deletes the object's record from the host and reports
-// whether it is gone.
-func (r *federatedObjectResource) removeRecord(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) bool {
-	reg, err := r.data.registry(ctx)
-	if err == nil {
-		hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-		err = reg.DeleteFederatedObject(ctx, in.ft, hostNamespace, hostName)
-	}
-	if err != nil {
-		diags.AddError(fmt.Sprintf("Cannot remove %s from the host", in.object), err.Error())
-		return false
-	}
-	return true
-}
-
-// startHostNamespaceCheck starts looking into the host namespace of the
-// object's record, while the members are written: whether the provider
-// created it and nothing but the record is left in it. Nil for a record
-// outside any namespace, or a host the run cannot reach (the record's
-// removal reports that).
-func (r *federatedObjectResource) startHostNamespaceCheck(ctx context.Context, in *objectInputs) *hostNamespaceCheck {
-	hostNamespace, record := hostRecord(in)
-	reg, err := r.data.registry(ctx)
-	if hostNamespace == "" || err != nil {
-		return nil
-	}
-	return startNamespaceCheck(ctx, reg, hostNamespace, record)
-}
-
-// hostRecord is where the object's record is in the host: its namespace
-// ("" for a cluster-scoped record) and the record.
-func hostRecord(in *objectInputs) (string, registry.HostObject) {
-	hostNamespace, hostName := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-	return hostNamespace, registry.HostObject{Resource: in.ft.Federated.Resource().GroupResource(), Name: hostName}
+	addProblems(&resp.Diagnostics, env.Remove(ctx, objectset.RemoveInput{Set: set, Snapshot: snapshot,
+		Held: map[string]map[string]string{o.Key.String(): mapStrings(state.Rendered)}, Staying: staying, KeepHost: replaced}), nil)
 }
 
 // ImportState takes `<type>/<namespace>/<name>` or `<type>/<name>`, as the

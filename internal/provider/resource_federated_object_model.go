@@ -123,35 +123,58 @@ type objectConfig struct {
 // the attribute they are about.
 func (m *federatedObjectModel) config(ctx context.Context) (objectConfig, error) {
 	var c objectConfig
-	if !m.Placement.IsNull() {
-		var p placementModel
-		if diags := m.Placement.As(ctx, &p, basetypes.ObjectAsOptions{}); diags.HasError() {
-			return c, attributeErr(path.Root("placement"), diagError(diags))
-		}
-		selector, err := selectorOf(ctx, p.ClusterSelector)
-		if err != nil {
-			return c, attributeErr(path.Root("placement").AtName("cluster_selector"), err)
-		}
-		c.placementSet = true
-		c.placement = federation.Placement{Clusters: p.Clusters, Selector: selector}
-	}
-	rules, err := overrideRulesOf(ctx, m.Overrides)
-	if err != nil {
+	var err error
+	if c.placement, c.placementSet, err = placementOf(ctx, m.Placement); err != nil {
 		return c, err
 	}
-	c.overrides = rules
-	if !m.IgnoreFields.IsNull() {
-		if diags := m.IgnoreFields.ElementsAs(ctx, &c.ignoreFields, false); diags.HasError() {
-			return c, attributeErr(path.Root("ignore_fields"), diagError(diags))
-		}
+	if c.overrides, err = overrideRulesOf(ctx, m.Overrides); err != nil {
+		return c, err
 	}
-	if !m.ClusterReplicas.IsNull() {
-		c.replicas = map[string]int64{}
-		if diags := m.ClusterReplicas.ElementsAs(ctx, &c.replicas, false); diags.HasError() {
-			return c, attributeErr(path.Root("cluster_replicas"), diagError(diags))
-		}
+	if c.ignoreFields, err = ignoreFieldsOf(ctx, m.IgnoreFields); err != nil {
+		return c, err
 	}
-	return c, nil
+	c.replicas, err = replicasOf(ctx, m.ClusterReplicas)
+	return c, err
+}
+
+// placementOf converts placement, and says whether it is set.
+func placementOf(ctx context.Context, v types.Object) (federation.Placement, bool, error) {
+	if v.IsNull() {
+		return federation.Placement{}, false, nil
+	}
+	var p placementModel
+	if diags := v.As(ctx, &p, basetypes.ObjectAsOptions{}); diags.HasError() {
+		return federation.Placement{}, false, attributeErr(path.Root("placement"), diagError(diags))
+	}
+	selector, err := selectorOf(ctx, p.ClusterSelector)
+	if err != nil {
+		return federation.Placement{}, false, attributeErr(path.Root("placement").AtName("cluster_selector"), err)
+	}
+	return federation.Placement{Clusters: p.Clusters, Selector: selector}, true, nil
+}
+
+// ignoreFieldsOf converts ignore_fields: nil for none.
+func ignoreFieldsOf(ctx context.Context, v types.List) ([]string, error) {
+	var out []string
+	if v.IsNull() {
+		return nil, nil
+	}
+	if diags := v.ElementsAs(ctx, &out, false); diags.HasError() {
+		return nil, attributeErr(path.Root("ignore_fields"), diagError(diags))
+	}
+	return out, nil
+}
+
+// replicasOf converts cluster_replicas: nil when it is not set.
+func replicasOf(ctx context.Context, v types.Map) (map[string]int64, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
+	out := map[string]int64{}
+	if diags := v.ElementsAs(ctx, &out, false); diags.HasError() {
+		return nil, attributeErr(path.Root("cluster_replicas"), diagError(diags))
+	}
+	return out, nil
 }
 
 // overrideRulesOf is the one conversion of an overrides value into the

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -15,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 )
 
@@ -114,16 +114,9 @@ func waitConfig(ctx context.Context, v types.Object) (rollout.Config, error) {
 	return c, nil
 }
 
-// strategy is the rollout_strategy attribute in plain terms.
-type strategy struct {
-	stages        [][]string
-	maxConcurrent int
-	maxFailed     int
-	pause         time.Duration
-}
-
-func strategyOf(ctx context.Context, v types.Object) (strategy, error) {
-	var s strategy
+// strategyOf is the rollout_strategy attribute in the pipeline's terms.
+func strategyOf(ctx context.Context, v types.Object) (objectset.Strategy, error) {
+	var s objectset.Strategy
 	if v.IsNull() || v.IsUnknown() {
 		return s, nil
 	}
@@ -131,21 +124,25 @@ func strategyOf(ctx context.Context, v types.Object) (strategy, error) {
 	if diags := v.As(ctx, &m, basetypes.ObjectAsOptions{}); diags.HasError() {
 		return s, attributeErr(path.Root("rollout_strategy"), diagError(diags))
 	}
-	s.stages = m.Stages
-	s.maxConcurrent = int(m.MaxConcurrentClusters.ValueInt64())
-	s.maxFailed = int(m.MaxFailedClusters.ValueInt64())
+	s.Stages = m.Stages
+	s.MaxConcurrent = int(m.MaxConcurrentClusters.ValueInt64())
+	s.MaxFailed = int(m.MaxFailedClusters.ValueInt64())
 	if !m.Pause.IsNull() && !m.Pause.IsUnknown() {
 		d, diags := m.Pause.ValueGoDuration()
 		if diags.HasError() {
 			return s, attributeErr(path.Root("rollout_strategy").AtName("pause"), diagError(diags))
 		}
-		s.pause = d
+		s.Pause = d
 	}
 	return s, nil
 }
 
-// staged reports whether the strategy orders clusters at all.
-func (s strategy) staged() bool { return len(s.stages) > 0 || s.maxConcurrent > 0 }
+// plannedOrder is rollout_plan: the order of the placed clusters.
+func plannedOrder(set *objectset.Set, placed []string, diags *diag.Diagnostics) types.List {
+	stages, problems := set.PlannedOrder(placed)
+	addProblems(diags, problems, nil)
+	return rolloutPlanValue(stages, diags)
+}
 
 // rolloutPlanValue is the rollout_plan value of an order.
 func rolloutPlanValue(stages [][]string, diags *diag.Diagnostics) types.List {
@@ -199,9 +196,9 @@ func healthEntries(v types.Map) map[string]rollout.Health {
 }
 
 // validateRollout checks wait and rollout_strategy with no cluster needed.
-func validateRollout(ctx context.Context, m *federatedObjectModel, diags *diag.Diagnostics) {
-	if fullyKnown(m.Wait) {
-		if c, err := waitConfig(ctx, m.Wait); err == nil {
+func validateRollout(ctx context.Context, wait, strategy types.Object, diags *diag.Diagnostics) {
+	if fullyKnown(wait) {
+		if c, err := waitConfig(ctx, wait); err == nil {
 			for _, e := range rollout.Validate(c) {
 				at := path.Root("wait").AtName("fields").AtMapKey(e.Field)
 				if e.Condition >= 0 {
@@ -211,9 +208,9 @@ func validateRollout(ctx context.Context, m *federatedObjectModel, diags *diag.D
 			}
 		}
 	}
-	if fullyKnown(m.RolloutStrategy) {
-		if s, err := strategyOf(ctx, m.RolloutStrategy); err == nil {
-			for _, e := range rollout.ValidateStages(s.stages) {
+	if fullyKnown(strategy) {
+		if s, err := strategyOf(ctx, strategy); err == nil {
+			for _, e := range rollout.ValidateStages(s.Stages) {
 				at := path.Root("rollout_strategy").AtName("stages").AtListIndex(e.Stage)
 				if e.Entry >= 0 {
 					at = at.AtListIndex(e.Entry)

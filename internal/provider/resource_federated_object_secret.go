@@ -1,27 +1,18 @@
 package provider
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 // secretTypeName is the FederatedTypeConfig name of core Secrets.
 const secretTypeName = "secrets"
-
-// redactedValue replaces a Secret's value in a message.
-const redactedValue = "(sensitive value)"
-
-// minRedactedLength is the shortest value taken out of messages: shorter
-// ones match ordinary words and would garble the message, and say little.
-const minRedactedLength = 4
 
 // Messages of the rules that keep a Secret's values out of plans.
 const (
@@ -81,18 +72,6 @@ func addSecretOverrideProblems(diags *diag.Diagnostics, rules []federation.Overr
 	}
 }
 
-// redact replaces every occurrence of the values in text, longest first so
-// that a value inside another is not left half shown.
-func redact(text string, values []string) string {
-	sorted := slices.SortedFunc(slices.Values(values), func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	for _, v := range sorted {
-		if len(v) >= minRedactedLength {
-			text = strings.ReplaceAll(text, v, redactedValue)
-		}
-	}
-	return text
-}
-
 // redactDiagnostics takes the values out of every diagnostic's summary and
 // detail, keeping its severity and attribute: what a member's API server
 // says about a Secret may quote it.
@@ -102,7 +81,7 @@ func redactDiagnostics(diags *diag.Diagnostics, values []string) {
 	}
 	out := make(diag.Diagnostics, 0, len(*diags))
 	for _, d := range *diags {
-		summary, detail := redact(d.Summary(), values), redact(d.Detail(), values)
+		summary, detail := objectset.Redact(d.Summary(), values), objectset.Redact(d.Detail(), values)
 		if summary == d.Summary() && detail == d.Detail() {
 			out = append(out, d)
 			continue

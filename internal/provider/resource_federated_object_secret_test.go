@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 )
 
 func TestSecretTemplateProblem(t *testing.T) {
@@ -80,7 +81,7 @@ func TestRedact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := redact(tt.text, tt.values); got != tt.want {
+			if got := objectset.Redact(tt.text, tt.values); got != tt.want {
 				t.Errorf("redact() = %q, want %q", got, tt.want)
 			}
 		})

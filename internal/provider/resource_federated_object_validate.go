@@ -26,7 +26,7 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 		return
 	}
 	validateTimeouts(ctx, m.Timeouts, &resp.Diagnostics)
-	validateRollout(ctx, &m, &resp.Diagnostics)
+	validateRollout(ctx, m.Wait, m.RolloutStrategy, &resp.Diagnostics)
 	warnPlacementBoth(m.Placement, &resp.Diagnostics)
 	warnNoPlacement(m.Placement, m.ClusterReplicas, &resp.Diagnostics)
 	template := m.template()
@@ -54,7 +54,7 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 		Overrides:  rules,
 	})
 	if err != nil {
-		addRenderError(&resp.Diagnostics, m.templateAt(), err)
+		addRenderError(&resp.Diagnostics, setPath(m.templateAt()), err)
 		return
 	}
 	validateTemplateNames(&resp.Diagnostics, m.templateAt(), renderer.Identity())

@@ -430,7 +430,7 @@ func (r *replicaSchedulingPreferenceResource) Delete(ctx context.Context, req re
 	reg, err := r.data.registry(ctx)
 	if err == nil {
 		if err = reg.DeleteSchedulingPreference(ctx, state.Namespace.ValueString(), state.Name.ValueString()); err == nil {
-			removeCreatedNamespace(ctx, reg, state.Namespace.ValueString(), &resp.Diagnostics)
+			addProblems(&resp.Diagnostics, r.data.objects().RemoveCreatedNamespace(ctx, reg, state.Namespace.ValueString()), nil)
 		}
 	}
 	if err != nil {

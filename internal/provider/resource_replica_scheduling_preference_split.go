@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
@@ -50,7 +51,7 @@ func readNotes(ctx context.Context, private privateData, diags *diag.Diagnostics
 	capacity, capacityDiags := capacityAtReadNote.Load(ctx, private)
 	diags.Append(seenDiags...)
 	diags.Append(capacityDiags...)
-	return priorRead{seen: seenSet(seen), capacity: capacity}
+	return priorRead{seen: objectset.SeenSet(seen), capacity: capacity}
 }
 
 // plannerInput reads the planner's input from the plan. known is false when
@@ -242,7 +243,7 @@ func (r *replicaSchedulingPreferenceResource) candidates(ctx context.Context, m 
 	var warnings []planWarning
 	registered := map[string]bool{}
 	for _, c := range snapshot.Clusters() {
-		if registeredLater(seen, c) {
+		if objectset.RegisteredLater(seen, c) {
 			warnings = append(warnings, planWarning{path.Root("replicas"), fmt.Sprintf("Cluster %q was registered after the preference was last read", c.Name),
 				fmt.Sprintf("Cluster %q was registered after %s was last read (refreshed): the split leaves it out, so that the "+
 					"apply keeps the split the plan showed. The next plan that refreshes the preference considers it.", c.Name, m.ID.ValueString())})

@@ -1,4 +1,4 @@
-package provider
+package objectset
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
-func TestHostRecordState(t *testing.T) {
+func TestRecordState(t *testing.T) {
 	written := func() registry.FederatedObject {
 		return registry.FederatedObject{
 			Namespace: "shop", Name: "settings",
@@ -28,8 +28,8 @@ func TestHostRecordState(t *testing.T) {
 		host *registry.FederatedObject
 		want string
 	}{
-		{"the record the set wrote", edited(func(*registry.FederatedObject) {}), hostRecordCurrent},
-		{"deleted by hand", nil, hostRecordMissing},
+		{"the record the set wrote", edited(func(*registry.FederatedObject) {}), RecordCurrent},
+		{"deleted by hand", nil, RecordMissing},
 		{"data edited by hand", edited(func(fo *registry.FederatedObject) {
 			fo.Template = map[string]any{"data": map[string]any{"color": "red"}}
 		}), "differs: template"},
@@ -38,7 +38,7 @@ func TestHostRecordState(t *testing.T) {
 		}), "differs: placement"},
 		{"an override's value spelt otherwise", edited(func(fo *registry.FederatedObject) {
 			fo.Overrides[0].Patches[0] = federation.Patch{Path: "/data/color", Value: ` "green" `}
-		}), hostRecordCurrent},
+		}), RecordCurrent},
 		{"an override removed", edited(func(fo *registry.FederatedObject) { fo.Overrides = nil }), "differs: overrides"},
 		{"orphaned by hand", edited(func(fo *registry.FederatedObject) { fo.Orphan = true }), "differs: deletion policy"},
 		{"the application label removed", edited(func(fo *registry.FederatedObject) { fo.Application = "" }), "differs: application label"},
@@ -49,12 +49,12 @@ func TestHostRecordState(t *testing.T) {
 		{"status and writers only", edited(func(fo *registry.FederatedObject) {
 			fo.Status = map[string]string{"berlin": "Propagated"}
 			fo.Writers = []string{"kubectl-edit"}
-		}), hostRecordCurrent},
+		}), RecordCurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := hostRecordState(written(), tt.host); got != tt.want {
-				t.Errorf("hostRecordState() = %q, want %q", got, tt.want)
+			if got := RecordState(written(), tt.host); got != tt.want {
+				t.Errorf("RecordState() = %q, want %q", got, tt.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package provider
+package objectset
 
 import (
 	"fmt"
@@ -8,25 +8,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 )
 
-func appObjects(keys ...federation.Key) []*appObject {
-	out := make([]*appObject, len(keys))
+func keyedObjects(keys ...federation.Key) []*Object {
+	out := make([]*Object, len(keys))
 	for i, k := range keys {
-		out[i] = &appObject{key: k}
+		out[i] = &Object{Spec: Spec{Key: k}}
 	}
 	return out
 }
 
-func objectNames(groups [][]*appObject) [][]string {
+func objectNames(groups [][]*Object) [][]string {
 	var out [][]string
 	for _, g := range groups {
 		var names []string
 		for _, o := range g {
-			names = append(names, o.key.Name)
+			names = append(names, o.Key.Name)
 		}
 		out = append(out, names)
 	}
@@ -51,8 +49,8 @@ func TestTiers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objects := appObjects(tt.keys...)
-			slices.SortStableFunc(objects, func(a, b *appObject) int { return federation.Tier(a.key) - federation.Tier(b.key) })
+			objects := keyedObjects(tt.keys...)
+			objects = NewSet(objects, Strategy{}).Objects
 			if got := objectNames(tiers(objects)); !slices.EqualFunc(got, tt.want, slices.Equal) {
 				t.Errorf("tiers = %v, want %v", got, tt.want)
 			}
@@ -60,27 +58,26 @@ func TestTiers(t *testing.T) {
 	}
 }
 
-// eachObject keeps the objects' order in the diagnostics, whatever order
+// eachObject keeps the objects' order in the problems, whatever order
 // the work finishes in.
 func TestEachObject_diagnosticsInObjectOrder(t *testing.T) {
 	var keys []federation.Key
 	for i := range 25 {
 		keys = append(keys, federation.Key{Version: "v1", Kind: "ConfigMap", Namespace: "ns", Name: fmt.Sprintf("cm-%02d", i)})
 	}
-	objects := appObjects(keys...)
-	var diags diag.Diagnostics
+	objects := keyedObjects(keys...)
 	var ran atomic.Int64
-	eachObject(objects, &diags, func(o *appObject, diags *diag.Diagnostics) {
+	diags := eachObject(objects, func(o *Object, problems *Problems) {
 		ran.Add(1)
-		diags.AddError(o.key.Name, "first")
-		diags.AddWarning(o.key.Name, "second")
+		problems.AddError(o.Key.Name, "first")
+		problems.AddWarning(o.Key.Name, "second")
 	})
 	if ran.Load() != 25 || len(diags) != 50 {
 		t.Fatalf("ran %d objects with %d diagnostics, want 25 and 50", ran.Load(), len(diags))
 	}
 	for i, d := range diags {
-		if want := keys[i/2].Name; d.Summary() != want {
-			t.Fatalf("diagnostic %d is about %s, want %s", i, d.Summary(), want)
+		if want := keys[i/2].Name; d.Summary != want {
+			t.Fatalf("diagnostic %d is about %s, want %s", i, d.Summary, want)
 		}
 	}
 }
@@ -89,7 +86,7 @@ func TestEachObject_diagnosticsInObjectOrder(t *testing.T) {
 // first objectsAtOnce each wait until all of them have started, which one
 // at a time would never happen.
 func TestEachObject_objectsAtOnce(t *testing.T) {
-	objects := appObjects(make([]federation.Key, 3*objectsAtOnce)...)
+	objects := keyedObjects(make([]federation.Key, 3*objectsAtOnce)...)
 	var running, most atomic.Int64
 	var started sync.WaitGroup
 	started.Add(objectsAtOnce)
@@ -97,8 +94,7 @@ func TestEachObject_objectsAtOnce(t *testing.T) {
 	go func() { started.Wait(); close(all) }()
 	var first atomic.Int64
 	var hung atomic.Bool
-	var diags diag.Diagnostics
-	eachObject(objects, &diags, func(*appObject, *diag.Diagnostics) {
+	eachObject(objects, func(*Object, *Problems) {
 		now := running.Add(1)
 		defer running.Add(-1)
 		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {

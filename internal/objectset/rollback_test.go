@@ -1,4 +1,4 @@
-package provider
+package objectset
 
 import (
 	"strings"
@@ -36,7 +36,7 @@ func TestRolledBackStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := rolledBackStatus(folded(tt.out), tt.out)
+			got := RolledBackStatus(folded(tt.out), tt.out)
 			if got.Status != tt.wantStatus {
 				t.Errorf("status = %s, want %s", got.Status, tt.wantStatus)
 			}

@@ -1,13 +1,10 @@
-package provider
+package objectset
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
-
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
@@ -58,43 +55,53 @@ func judgeRecord(record *registry.FederatedObject, digest string, held bool) rec
 	return recordForeign
 }
 
-// refuseExisting fails a create of an object whose Federated<Kind> the host
+// RefuseExisting fails a create of an object whose Federated<Kind> the host
 // holds, unless judgeRecord says the record is the create's own: then the
 // plan says that the apply completes it.
-func (r *federatedObjectResource) refuseExisting(ctx context.Context, in *objectInputs, diags *diag.Diagnostics) {
-	namespace, name := registry.FederatedObjectLocation(in.ft, in.identity.Namespace, in.identity.Name)
-	what := in.ft.Federated.Kind + " " + name
-	if namespace != "" {
-		what = in.ft.Federated.Kind + " " + namespace + "/" + name
-	}
-	record, digest, err := r.hostRecord(ctx, in, namespace, name)
+func (e *Env) RefuseExisting(ctx context.Context, o *Object) Problems {
+	var problems Problems
+	namespace, name := o.HostLocation()
+	what := o.Type.Federated.Kind + " " + objectLocation(namespace, name)
+	record, digest, err := e.findRecord(ctx, o, namespace, name)
 	if err != nil {
-		diags.AddAttributeError(in.templateAt, "Cannot check the host", fmt.Sprintf("Before creating %s: %v", what, err))
-		return
+		problems.AddAttributeError(o.TemplateAt, "Cannot check the host", fmt.Sprintf("Before creating %s: %v", what, err))
+		return problems
 	}
-	switch judgeRecord(record, digest, r.data.run.Held(objectKey(in.id))) {
+	switch judgeRecord(record, digest, e.Run.Held(o.RunKey())) {
 	case recordResumed:
-		diags.AddAttributeWarning(in.templateAt, "Completes an interrupted create",
+		problems.AddAttributeWarning(o.TemplateAt, "Completes an interrupted create",
 			fmt.Sprintf("The host holds %s as written by an earlier create of %s from this same template, placement and overrides "+
 				"that did not finish (it never reached the state). The apply completes it: it writes the object to each placed "+
-				"cluster, adopting what is there already, and clears the host's unfinished mark.", what, in.object))
+				"cluster, adopting what is there already, and clears the host's unfinished mark.", what, o.Target))
 	case recordForeign:
-		diags.AddAttributeError(in.templateAt, "Already exists in the host", existsMessage(foundRecord(what, record), in.id))
+		problems.AddAttributeError(o.TemplateAt, "Already exists in the host", ExistsMessage(foundRecord(what, record), o.ID))
 	}
+	return problems
 }
 
-// hostRecord reads the object's record in the host, nil when there is
+// ClaimCreate fails the create of an object another resource of this run
+// creates too.
+func (e *Env) ClaimCreate(o *Object) Problems {
+	var problems Problems
+	if !e.Run.ClaimCreate(o.RunKey()) {
+		problems.AddAttributeError(o.TemplateAt, "Created twice in one configuration",
+			fmt.Sprintf("Another resource of this configuration creates %s too. Keep one of them.", o.Target))
+	}
+	return problems
+}
+
+// findRecord reads the object's record in the host, nil when there is
 // none, and the digest of what this create writes.
-func (r *federatedObjectResource) hostRecord(ctx context.Context, in *objectInputs, namespace, name string) (*registry.FederatedObject, string, error) {
-	digest, err := registry.ContentDigest(in.hostObject(nil))
+func (e *Env) findRecord(ctx context.Context, o *Object, namespace, name string) (*registry.FederatedObject, string, error) {
+	digest, err := registry.ContentDigest(o.HostObject(nil))
 	if err != nil {
 		return nil, "", err
 	}
-	reg, err := r.data.registry(ctx)
+	reg, err := e.Registry(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	record, err := reg.FindFederatedObject(ctx, in.ft, namespace, name)
+	record, err := reg.FindFederatedObject(ctx, o.Type, namespace, name)
 	if errors.Is(err, registry.ErrNotFound) {
 		return nil, digest, nil
 	}
@@ -113,15 +120,23 @@ func foundRecord(what string, record *registry.FederatedObject) string {
 	return found
 }
 
-// exitAfterHostWriteEnv names the id of a federated object whose create
-// makes the provider exit right after it wrote the object's host record, as
-// a process killed at that moment would: how the acceptance tests cut a
-// create off between its host write and its end.
-const exitAfterHostWriteEnv = "KUBEFED_TEST_EXIT_AFTER_HOST_WRITE"
+// ExistsMessage says, after found (what the host holds), why a create does
+// not take it over and how to manage it instead.
+func ExistsMessage(found, importID string) string {
+	return fmt.Sprintf("%s: another resource, another workspace or KubeFed manages it, and creating it "+
+		"here would take it over. To manage it with this resource, import it (terraform import <this resource's address> %s, "+
+		"or an import block with id = %q) instead of creating it; otherwise give this one another name.",
+		found, importID, importID)
+}
 
-// exitAfterHostWrite ends the process when exitAfterHostWriteEnv names id.
-func exitAfterHostWrite(id string) {
-	if v := os.Getenv(exitAfterHostWriteEnv); v != "" && v == id {
-		os.Exit(3)
+// StartRefuseExisting starts RefuseExisting, for a create's plan that asks
+// the members meanwhile whether they accept the object: neither waits for
+// the other, and the plan fails if either says no.
+func (e *Env) StartRefuseExisting(ctx context.Context, o *Object) func() Problems {
+	var problems Problems
+	wait := meanwhile(func() { problems = e.RefuseExisting(ctx, o) })
+	return func() Problems {
+		wait()
+		return problems
 	}
 }

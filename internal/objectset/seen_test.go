@@ -1,4 +1,4 @@
-package provider
+package objectset
 
 import (
 	"testing"
@@ -26,8 +26,8 @@ func TestRegisteredLaterLeavesOutEveryClusterRegisteredAfterTheRead(t *testing.T
 		{"a note of no clusters leaves out another's new cluster", &none, late, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := registeredLater(seenSet(tc.note), tc.cluster); got != tc.want {
-				t.Errorf("registeredLater(%s) = %v, want %v", tc.cluster.Name, got, tc.want)
+			if got := RegisteredLater(SeenSet(tc.note), tc.cluster); got != tc.want {
+				t.Errorf("RegisteredLater(%s) = %v, want %v", tc.cluster.Name, got, tc.want)
 			}
 		})
 	}

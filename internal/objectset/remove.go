@@ -1,0 +1,171 @@
+package objectset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
+)
+
+// RemoveInput is what a destroy of a set removes.
+type RemoveInput struct {
+	Set      *Set
+	Snapshot *runstate.Snapshot
+	// Held is, by object key and cluster, what the state says each
+	// cluster holds.
+	Held map[string]map[string]string
+	// Staying are clusters the objects stay on: the first half of a
+	// replacement leaves them where the second half re-applies them.
+	Staying []string
+	// KeepHost keeps the host's records, for the replacement to take over.
+	KeepHost bool
+}
+
+// Remove removes every object of the set from every cluster that holds it,
+// tier by tier in the reverse of the order they were applied in (the
+// objects of a tier at once), then their records from the host, several at
+// once, and then each host namespace the provider created that held
+// nothing but the set's records (looked into while the members were
+// written).
+func (e *Env) Remove(ctx context.Context, in RemoveInput) Problems {
+	var problems Problems
+	var checks map[string]*hostNamespaceCheck
+	if !in.KeepHost {
+		checks = e.startNamespaceChecks(ctx, in.Set.Objects)
+	}
+	for _, tier := range slices.Backward(tiers(in.Set.Objects)) {
+		problems.Append(eachObject(tier, func(o *Object, problems *Problems) {
+			e.removeFromMembers(ctx, o, in.Snapshot, in.Held[o.Key.String()], in.Staying, problems)
+		})...)
+	}
+	if problems.HasError() || in.KeepHost {
+		return problems
+	}
+	e.removeRecords(ctx, in.Set.Objects, checks, &problems)
+	return problems
+}
+
+// removeFromMembers removes the object from every cluster that holds it,
+// except those in staying.
+func (e *Env) removeFromMembers(ctx context.Context, o *Object, snapshot *runstate.Snapshot,
+	held map[string]string, staying []string, problems *Problems) {
+	members := map[string]propagation.Member{}
+	for _, cluster := range slices.Sorted(maps.Keys(held)) {
+		if slices.Contains(staying, cluster) {
+			continue
+		}
+		m, err := e.Member(snapshot, cluster)
+		if errors.Is(err, ErrNotRegistered) {
+			m, err = e.unregisteredMember(ctx, o, cluster, problems)
+		}
+		if errors.Is(err, ErrNotRegistered) {
+			continue
+		}
+		if err != nil {
+			problems.AddError(fmt.Sprintf("Cannot remove %s from cluster %q", o.Target, cluster), err.Error())
+			continue
+		}
+		members[cluster] = m
+	}
+	opts := e.options(false, 0)
+	results := propagation.FanOut(ctx, slices.Sorted(maps.Keys(members)), opts, func(ctx context.Context, cluster string) (struct{}, error) {
+		return struct{}{}, propagation.Remove(ctx, members[cluster], o.Target, o.Orphan, opts)
+	})
+	if err := propagation.Errors(results); err != nil {
+		problems.AddError(fmt.Sprintf("Cannot remove %s from every cluster", o.Target), err.Error())
+	}
+}
+
+// unregisteredMember reaches, for a removal, a cluster the host no longer
+// registers, with the endpoint and credentials its Secret still records (a
+// KubeFedCluster deleted by hand). When nothing is left to reach it, the
+// object stays there, and the warning says so and what to do.
+func (e *Env) unregisteredMember(ctx context.Context, o *Object, cluster string, problems *Problems) (propagation.Member, error) {
+	reg, err := e.Registry(ctx)
+	var c *registry.Cluster
+	if err == nil {
+		c, err = reg.UnregisteredCluster(ctx, cluster)
+	}
+	if err != nil {
+		problems.AddWarning(fmt.Sprintf("%s stays on cluster %q", o.Target, cluster),
+			fmt.Sprintf("Cluster %q is no longer registered, and the host holds no credential Secret that records how to reach it "+
+				"(%v), so %s is left there. Remove it on the cluster by hand, or register the cluster again and destroy once more.",
+				cluster, err, o.Target))
+		return propagation.Member{}, ErrNotRegistered
+	}
+	e.log(ctx, "removing the object from a cluster that is no longer registered, with the credentials its Secret holds",
+		map[string]any{"cluster": cluster, "secret": c.SecretName, "object": o.Target.String()})
+	clients, err := e.Members.Clients(cluster, c.Connection)
+	if err != nil {
+		return propagation.Member{}, err
+	}
+	return propagation.Member{Name: cluster, Clients: clients, Reads: e.Reads}, nil
+}
+
+// RemoveRecords deletes the objects' records from the host and then each
+// host namespace the provider created that held nothing else.
+func (e *Env) RemoveRecords(ctx context.Context, objects []*Object, problems *Problems) {
+	e.removeRecords(ctx, objects, e.startNamespaceChecks(ctx, objects), problems)
+}
+
+// startNamespaceChecks starts looking into each host namespace that records
+// of objects hold, each check leaving out those records: they go with
+// the removal.
+func (e *Env) startNamespaceChecks(ctx context.Context, objects []*Object) map[string]*hostNamespaceCheck {
+	leaving := map[string][]registry.HostObject{}
+	for _, o := range objects {
+		if namespace, record := o.hostRecord(); namespace != "" {
+			leaving[namespace] = append(leaving[namespace], record)
+		}
+	}
+	checks := map[string]*hostNamespaceCheck{}
+	reg, err := e.Registry(ctx)
+	if err != nil {
+		return checks
+	}
+	for namespace, records := range leaving {
+		checks[namespace] = startNamespaceCheck(ctx, reg, namespace, records...)
+	}
+	return checks
+}
+
+// removeRecords deletes the objects' records from the host, several at
+// once, and then each namespace the checks found held nothing else. A
+// namespace is left alone once anything failed: keeping a namespace only
+// leaves it behind, deleting a wrong one would delete what it holds.
+func (e *Env) removeRecords(ctx context.Context, objects []*Object, checks map[string]*hostNamespaceCheck, problems *Problems) {
+	problems.Append(eachObject(objects, func(o *Object, problems *Problems) {
+		e.removeRecord(ctx, o, problems)
+	})...)
+	if problems.HasError() {
+		return
+	}
+	reg, err := e.Registry(ctx)
+	if err != nil {
+		problems.AddError("Cannot remove the host namespaces of the federated objects", err.Error())
+		return
+	}
+	for _, namespace := range slices.Sorted(maps.Keys(checks)) {
+		checks[namespace].removeIfEmpty(ctx, e, reg, problems)
+	}
+}
+
+// removeRecord deletes the object's record from the host and reports
+// whether it is gone.
+func (e *Env) removeRecord(ctx context.Context, o *Object, problems *Problems) bool {
+	reg, err := e.Registry(ctx)
+	if err == nil {
+		namespace, name := o.HostLocation()
+		err = reg.DeleteFederatedObject(ctx, o.Type, namespace, name)
+	}
+	if err != nil {
+		problems.AddError(fmt.Sprintf("Cannot remove %s from the host", o.Target), err.Error())
+		return false
+	}
+	return true
+}

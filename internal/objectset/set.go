@@ -1,0 +1,159 @@
+package objectset
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
+)
+
+// What a staged rollout of a set does when a stage fails.
+const (
+	OnFailureStop     = "stop"
+	OnFailureRollback = "rollback"
+)
+
+// Strategy is how a set is rolled out across clusters.
+type Strategy struct {
+	Stages        [][]string
+	MaxConcurrent int
+	MaxFailed     int
+	Pause         time.Duration
+	// OnFailure is OnFailureStop (the default) or OnFailureRollback.
+	OnFailure string
+}
+
+// Staged reports whether the strategy orders clusters at all.
+func (s Strategy) Staged() bool { return len(s.Stages) > 0 || s.MaxConcurrent > 0 }
+
+// Set is objects rolled out as one, in the order a cluster receives them.
+type Set struct {
+	Objects  []*Object
+	byKey    map[string]*Object
+	Strategy Strategy
+}
+
+// NewSet orders objects by tier, keeping their order within one.
+func NewSet(objects []*Object, strategy Strategy) *Set {
+	s := &Set{Objects: slices.Clone(objects), byKey: map[string]*Object{}, Strategy: strategy}
+	slices.SortStableFunc(s.Objects, func(a, b *Object) int { return federation.Tier(a.Key) - federation.Tier(b.Key) })
+	for _, o := range s.Objects {
+		s.byKey[o.Key.String()] = o
+	}
+	return s
+}
+
+// Get is the object of the set with key, nil when there is none.
+func (s *Set) Get(key string) *Object {
+	if s == nil {
+		return nil
+	}
+	return s.byKey[key]
+}
+
+// Keys are the set's object keys, in order.
+func (s *Set) Keys() []string {
+	out := make([]string, len(s.Objects))
+	for i, o := range s.Objects {
+		out[i] = o.Key.String()
+	}
+	return out
+}
+
+// Secrets are the values of the set's Secrets, kept out of every message.
+func (s *Set) Secrets() []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, o := range s.Objects {
+		out = append(out, o.Secrets...)
+	}
+	return out
+}
+
+// Order is the rollout order of the placed clusters.
+func (s *Set) Order(placed []string) (rollout.Order, error) {
+	if !s.Strategy.Staged() {
+		if len(placed) == 0 {
+			return rollout.Order{}, nil
+		}
+		return rollout.Order{Stages: [][]string{placed}}, nil
+	}
+	return rollout.Plan(placed, s.Strategy.Stages, s.Strategy.MaxConcurrent)
+}
+
+// PlannedOrder is the order of the placed clusters with what the plan says
+// of the stages.
+func (s *Set) PlannedOrder(placed []string) ([][]string, Problems) {
+	var problems Problems
+	order, err := s.Order(placed)
+	if err != nil {
+		problems.AddAttributeError(Root("rollout_strategy").AtName("stages"), "Invalid rollout stages", err.Error())
+	}
+	if len(order.Unknown) > 0 {
+		what := "the set"
+		if len(s.Objects) == 1 {
+			what = s.Objects[0].Target.String()
+		}
+		problems.AddAttributeWarning(Root("rollout_strategy").AtName("stages"), "Stages name clusters that are not placed",
+			"rollout_strategy.stages names "+strings.Join(order.Unknown, ", ")+", which "+what+" is not placed on: they are left out.")
+	}
+	return order.Stages, problems
+}
+
+// tiers splits objects sorted by tier into one run of objects per tier,
+// in order.
+func tiers(objects []*Object) [][]*Object {
+	var out [][]*Object
+	for i, o := range objects {
+		if i == 0 || federation.Tier(o.Key) != federation.Tier(objects[i-1].Key) {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], o)
+	}
+	return out
+}
+
+// objectsAtOnce bounds how many objects of a set are worked on at once
+// where their work on the clusters is independent: as many as Terraform
+// works on separate resources at once by default.
+const objectsAtOnce = 10
+
+// eachObject runs work for each object, objectsAtOnce at a time, and
+// returns what each reported in the objects' order. Each object's
+// requests to the clusters take a round trip, so one after another they
+// would add up to a round trip per object.
+func eachObject(objects []*Object, work func(o *Object, problems *Problems)) Problems {
+	each := make([]Problems, len(objects))
+	slots := make(chan struct{}, objectsAtOnce)
+	var wg sync.WaitGroup
+	for i, o := range objects {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			work(o, &each[i])
+		})
+	}
+	wg.Wait()
+	var out Problems
+	for _, p := range each {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// meanwhile starts work and returns a function that waits for it: how the
+// pipeline overlaps a host request with the members' requests that do not
+// depend on it.
+func meanwhile(work func()) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		work()
+	}()
+	return func() { <-done }
+}
