@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
+
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
@@ -61,7 +63,7 @@ func (a *setApply) record(ctx context.Context, specs map[string]func() error, pr
 // on nothing they answer. The function returned waits for the write's error.
 func (e *Env) startSpecWrite(ctx context.Context, o *Object, creating bool) func() error {
 	var err error
-	wait := meanwhile(func() { err = e.writeSpec(ctx, o, creating) })
+	wait := overlap.Start(func() { err = e.writeSpec(ctx, o, creating) })
 	return func() error {
 		wait()
 		return err
@@ -143,7 +145,7 @@ func (e *Env) writeRecord(ctx context.Context, o *Object, record reconcile.Recor
 	var specErr error
 	wait := func() {}
 	if complete {
-		wait = meanwhile(func() { specErr = reg.ApplyFederatedSpec(ctx, o.Type, host) })
+		wait = overlap.Start(func() { specErr = reg.ApplyFederatedSpec(ctx, o.Type, host) })
 	}
 	statusErr := reg.ApplyFederatedStatus(ctx, o.Type, host)
 	wait()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
+
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
@@ -24,7 +26,7 @@ type hostNamespaceCheck struct {
 
 func startNamespaceCheck(ctx context.Context, reg *registry.Registry, namespace string, leaving ...registry.HostObject) *hostNamespaceCheck {
 	c := &hostNamespaceCheck{namespace: namespace}
-	c.wait = meanwhile(func() { c.found, c.err = reg.CreatedNamespace(ctx, namespace, leaving...) })
+	c.wait = overlap.Start(func() { c.found, c.err = reg.CreatedNamespace(ctx, namespace, leaving...) })
 	return c
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
@@ -298,7 +300,7 @@ func (e *Env) StartHostRecords(ctx context.Context, set *Set, prior map[string]s
 	var records map[string]string
 	var anyHeld bool
 	var problems Problems
-	wait := meanwhile(func() { records, anyHeld, problems = e.HostRecords(ctx, set, prior) })
+	wait := overlap.Start(func() { records, anyHeld, problems = e.HostRecords(ctx, set, prior) })
 	return func() (map[string]string, bool, Problems) {
 		wait()
 		return records, anyHeld, problems
@@ -358,7 +360,7 @@ func (e *Env) ReadRecord(ctx context.Context, id string, importing bool) (Record
 func (e *Env) StartReadRecord(ctx context.Context, id string) func() (Record, Problems) {
 	var record Record
 	var problems Problems
-	wait := meanwhile(func() { record, problems = e.ReadRecord(ctx, id, false) })
+	wait := overlap.Start(func() { record, problems = e.ReadRecord(ctx, id, false) })
 	return func() (Record, Problems) {
 		wait()
 		return record, problems

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
+
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
@@ -134,7 +136,7 @@ func ExistsMessage(found, importID string) string {
 // the other, and the plan fails if either says no.
 func (e *Env) StartRefuseExisting(ctx context.Context, o *Object) func() Problems {
 	var problems Problems
-	wait := meanwhile(func() { problems = e.RefuseExisting(ctx, o) })
+	wait := overlap.Start(func() { problems = e.RefuseExisting(ctx, o) })
 	return func() Problems {
 		wait()
 		return problems

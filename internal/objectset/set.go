@@ -3,10 +3,10 @@ package objectset
 import (
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 )
 
@@ -129,31 +129,10 @@ const objectsAtOnce = 10
 // would add up to a round trip per object.
 func eachObject(objects []*Object, work func(o *Object, problems *Problems)) Problems {
 	each := make([]Problems, len(objects))
-	slots := make(chan struct{}, objectsAtOnce)
-	var wg sync.WaitGroup
-	for i, o := range objects {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			work(o, &each[i])
-		})
-	}
-	wg.Wait()
+	overlap.Each(len(objects), objectsAtOnce, func(i int) { work(objects[i], &each[i]) })
 	var out Problems
 	for _, p := range each {
 		out = append(out, p...)
 	}
 	return out
-}
-
-// meanwhile starts work and returns a function that waits for it: how the
-// pipeline overlaps a host request with the members' requests that do not
-// depend on it.
-func meanwhile(work func()) (wait func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		work()
-	}()
-	return func() { <-done }
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/listcache"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
@@ -124,7 +125,7 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 	clients.ExplainFailures()
 	d.hostClients = clients
 	d.warmed = make(chan struct{})
-	go d.warm(context.WithoutCancel(ctx))
+	overlap.Start(func() { d.warm(context.WithoutCancel(ctx)) })
 	return clients, nil
 }
 
@@ -141,22 +142,22 @@ func (d *providerData) host(ctx context.Context) (*kube.Clients, error) {
 func (d *providerData) warm(ctx context.Context) {
 	defer close(d.warmed)
 	// What fails is left for the resource that needs it to meet and report.
-	var wg sync.WaitGroup
-	wg.Go(func() { _, _ = d.snapshot(ctx) })
-	wg.Go(func() { _, _ = d.hostTypes(ctx) })
-	wg.Go(func() {
-		if host, err := d.host(ctx); err == nil && host.Discovery != nil {
-			_, _ = host.Discovery.ServerGroups()
-		}
-	})
-	wg.Go(func() {
-		d.bootMu.Lock()
-		defer d.bootMu.Unlock()
-		if reg, err := d.registry(ctx); err == nil && !d.bootstrapped {
-			d.bootstrapped = reg.Bootstrapped(ctx)
-		}
-	})
-	wg.Wait()
+	overlap.All(
+		func() { _, _ = d.snapshot(ctx) },
+		func() { _, _ = d.hostTypes(ctx) },
+		func() {
+			if host, err := d.host(ctx); err == nil && host.Discovery != nil {
+				_, _ = host.Discovery.ServerGroups()
+			}
+		},
+		func() {
+			d.bootMu.Lock()
+			defer d.bootMu.Unlock()
+			if reg, err := d.registry(ctx); err == nil && !d.bootstrapped {
+				d.bootstrapped = reg.Bootstrapped(ctx)
+			}
+		},
+	)
 }
 
 // registry returns the federation's registry in the host, without touching
@@ -191,7 +192,7 @@ func (d *providerData) registryFor(ctx context.Context, summary string, diags *d
 // Terraform runs at a time. A provider process that refreshes no cluster,
 // such as the one an apply writes in, probes no member.
 func (d *providerData) probeMembersOnce(ctx context.Context) {
-	d.membersProbed.Do(func() { go d.probeReadyMembers(context.WithoutCancel(ctx)) })
+	d.membersProbed.Do(func() { overlap.Start(func() { d.probeReadyMembers(context.WithoutCancel(ctx)) }) })
 }
 
 // probeReadyMembers reads the run's snapshot and starts the probe of each

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
@@ -840,19 +840,22 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 // of the host runs, and returns both once all are done. An identity that
 // cannot be read is left empty: the registration records none.
 func (r *federationClusterResource) probeWhile(ctx context.Context, c registry.Cluster, how registration, diags *diag.Diagnostics) (member.ProbeResult, string) {
-	var wg sync.WaitGroup
-	if how.check != nil {
-		wg.Go(func() { how.check(ctx, diags) })
-	}
 	var identity string
-	wg.Go(func() {
-		var err error
-		if identity, err = member.Identity(ctx, c.Name, c.Connection); err != nil {
-			tflog.Debug(ctx, "cannot read the member's identity", map[string]any{"cluster": c.Name, "error": err.Error()})
-		}
-	})
-	probe := r.probe(ctx, c, how.joined)
-	wg.Wait()
+	var probe member.ProbeResult
+	overlap.All(
+		func() {
+			if how.check != nil {
+				how.check(ctx, diags)
+			}
+		},
+		func() {
+			var err error
+			if identity, err = member.Identity(ctx, c.Name, c.Connection); err != nil {
+				tflog.Debug(ctx, "cannot read the member's identity", map[string]any{"cluster": c.Name, "error": err.Error()})
+			}
+		},
+		func() { probe = r.probe(ctx, c, how.joined) },
+	)
 	tflog.Debug(ctx, "probed member cluster", map[string]any{
 		"cluster": c.Name, "endpoint": c.Connection.APIEndpoint, "reason": probe.Reason,
 	})

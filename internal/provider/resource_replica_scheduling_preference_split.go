@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
@@ -339,18 +339,11 @@ func (r *replicaSchedulingPreferenceResource) currentReplicas(ctx context.Contex
 	}
 	counts := make([]int64, len(ready))
 	failures := make([]error, len(ready))
-	var wg sync.WaitGroup
-	for i, c := range ready {
-		if c.Planned {
-			continue
+	overlap.Each(len(ready), 0, func(i int) {
+		if !ready[i].Planned {
+			counts[i], failures[i] = r.readReplicas(ctx, ready[i], t.Target, m, pointer)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			counts[i], failures[i] = r.readReplicas(ctx, c, t.Target, m, pointer)
-		}()
-	}
-	wg.Wait()
+	})
 	for i, c := range ready {
 		if failures[i] != nil {
 			warnings = append(warnings, planWarning{path.Root("rebalance"), "Current replicas unknown",
