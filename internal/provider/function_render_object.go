@@ -7,10 +7,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
 )
 
 var _ function.Function = (*renderObjectFunction)(nil)
@@ -74,7 +74,7 @@ func (f *renderObjectFunction) Run(ctx context.Context, req function.RunRequest,
 		resp.Error = function.NewArgumentFuncError(1, "overrides: "+err.Error())
 		return
 	}
-	rules, err := overrideRules(rawOverrides)
+	rules, err := plain.OverrideRules(rawOverrides)
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(1, err.Error())
 		return
@@ -107,119 +107,11 @@ func templateHasNamespace(template string) bool {
 	return yaml.Unmarshal([]byte(template), &object) == nil && object.Metadata.Namespace != ""
 }
 
+// functionCluster reads the cluster argument.
 func functionCluster(value types.Dynamic) (federation.Cluster, error) {
 	raw, err := plainValue(value)
 	if err != nil {
 		return federation.Cluster{}, fmt.Errorf("cluster: %w", err)
 	}
-	object, err := plainObject(raw, "cluster", "name", "labels")
-	if err != nil {
-		return federation.Cluster{}, err
-	}
-	name, err := plainString(object["name"], "cluster.name")
-	if err != nil {
-		return federation.Cluster{}, err
-	}
-	if name == "" {
-		return federation.Cluster{}, fmt.Errorf("cluster.name is required")
-	}
-	labels, err := plainStringMap(object["labels"], "cluster.labels")
-	return federation.Cluster{Name: name, Labels: labels}, err
-}
-
-// overrideRules reads the overrides list of plain values, the shape shared
-// by the function and the federated object.
-func overrideRules(raw any) ([]federation.OverrideRule, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	list, ok := raw.([]any)
-	if !ok {
-		return nil, fmt.Errorf("overrides must be a list, not %s", describePlain(raw))
-	}
-	rules := make([]federation.OverrideRule, 0, len(list))
-	for i, entry := range list {
-		what := fmt.Sprintf("overrides[%d]", i)
-		object, err := plainObject(entry, what, "cluster", "cluster_selector", "patches")
-		if err != nil {
-			return nil, err
-		}
-		var rule federation.OverrideRule
-		if rule.Cluster, err = plainString(object["cluster"], what+".cluster"); err != nil {
-			return nil, err
-		}
-		if object["cluster_selector"] != nil {
-			if rule.Selector, err = plainSelector(object["cluster_selector"], what+".cluster_selector"); err != nil {
-				return nil, err
-			}
-		}
-		patches, ok := object["patches"].([]any)
-		if !ok && object["patches"] != nil {
-			return nil, fmt.Errorf("%s.patches must be a list, not %s", what, describePlain(object["patches"]))
-		}
-		for j, p := range patches {
-			pwhat := fmt.Sprintf("%s.patches[%d]", what, j)
-			patchObject, err := plainObject(p, pwhat, "op", "path", "value")
-			if err != nil {
-				return nil, err
-			}
-			var patch federation.Patch
-			if patch.Op, err = plainString(patchObject["op"], pwhat+".op"); err != nil {
-				return nil, err
-			}
-			if patch.Path, err = plainString(patchObject["path"], pwhat+".path"); err != nil {
-				return nil, err
-			}
-			if patch.Value, err = plainString(patchObject["value"], pwhat+".value"); err != nil {
-				return nil, err
-			}
-			rule.Patches = append(rule.Patches, patch)
-		}
-		rules = append(rules, rule)
-	}
-	return rules, nil
-}
-
-func plainSelector(raw any, what string) (*metav1.LabelSelector, error) {
-	object, err := plainObject(raw, what, "match_labels", "match_expressions")
-	if err != nil {
-		return nil, err
-	}
-	selector := &metav1.LabelSelector{}
-	if selector.MatchLabels, err = plainStringMap(object["match_labels"], what+".match_labels"); err != nil {
-		return nil, err
-	}
-	expressions, ok := object["match_expressions"].([]any)
-	if !ok && object["match_expressions"] != nil {
-		return nil, fmt.Errorf("%s.match_expressions must be a list, not %s", what, describePlain(object["match_expressions"]))
-	}
-	for i, e := range expressions {
-		ewhat := fmt.Sprintf("%s.match_expressions[%d]", what, i)
-		expression, err := plainObject(e, ewhat, "key", "operator", "values")
-		if err != nil {
-			return nil, err
-		}
-		var requirement metav1.LabelSelectorRequirement
-		if requirement.Key, err = plainString(expression["key"], ewhat+".key"); err != nil {
-			return nil, err
-		}
-		operator, err := plainString(expression["operator"], ewhat+".operator")
-		if err != nil {
-			return nil, err
-		}
-		requirement.Operator = metav1.LabelSelectorOperator(operator)
-		values, ok := expression["values"].([]any)
-		if !ok && expression["values"] != nil {
-			return nil, fmt.Errorf("%s.values must be a list of strings, not %s", ewhat, describePlain(expression["values"]))
-		}
-		for k, v := range values {
-			s, err := plainString(v, fmt.Sprintf("%s.values[%d]", ewhat, k))
-			if err != nil {
-				return nil, err
-			}
-			requirement.Values = append(requirement.Values, s)
-		}
-		selector.MatchExpressions = append(selector.MatchExpressions, requirement)
-	}
-	return selector, nil
+	return plain.Cluster(raw)
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/scheduling"
 )
 
@@ -128,7 +128,7 @@ func replicaSplitInput(total int64, clusters []string, preferences, options type
 	if err != nil {
 		return in, true, argPreferences, fmt.Errorf("preferences: %w", err)
 	}
-	in.Preferences, err = schedulingPreferences(rawPreferences)
+	in.Preferences, err = plain.Preferences(rawPreferences)
 	if err != nil {
 		return in, true, argPreferences, err
 	}
@@ -137,164 +137,6 @@ func replicaSplitInput(total int64, clusters []string, preferences, options type
 	if err != nil {
 		return in, true, argOptions, fmt.Errorf("options: %w", err)
 	}
-	overflow, err := splitOptions(rawOptions, &in)
+	overflow, err := plain.SplitOptions(rawOptions, &in)
 	return in, overflow, argOptions, err
-}
-
-// splitOptions reads the options argument into in, and whether the result
-// includes KubeFed's overflow.
-func splitOptions(raw any, in *scheduling.Input) (bool, error) {
-	object, err := plainObject(raw, "options", "strategy", "rebalance", "key", "current", "capacity", "overflow",
-		"weight_by", "max_clusters", "spread", "cluster_labels")
-	if err != nil {
-		return true, err
-	}
-	strategy, err := plainString(object["strategy"], "options.strategy")
-	if err != nil {
-		return true, err
-	}
-	in.Strategy = scheduling.Strategy(strategy)
-	if in.Key, err = plainString(object["key"], "options.key"); err != nil {
-		return true, err
-	}
-	weightBy, err := plainString(object["weight_by"], "options.weight_by")
-	if err != nil {
-		return true, err
-	}
-	in.WeightBy = scheduling.WeightBy(weightBy)
-	if in.Rebalance, err = plainBool(object["rebalance"], "options.rebalance", false); err != nil {
-		return true, err
-	}
-	overflow, err := plainBool(object["overflow"], "options.overflow", true)
-	if err != nil {
-		return true, err
-	}
-	if in.Current, err = countsByCluster(object["current"], "options.current"); err != nil {
-		return true, err
-	}
-	if in.Capacity, err = countsByCluster(object["capacity"], "options.capacity"); err != nil {
-		return true, err
-	}
-	if err := choiceOptions(object, in); err != nil {
-		return true, err
-	}
-	return overflow, nil
-}
-
-// choiceOptions reads max_clusters, spread and cluster_labels.
-func choiceOptions(object map[string]any, in *scheduling.Input) error {
-	maxClusters, err := plainInt(object["max_clusters"], "options.max_clusters")
-	if err != nil {
-		return err
-	}
-	if maxClusters != nil {
-		in.MaxClusters = int(*maxClusters)
-	}
-	spread, err := plainObject(object["spread"], "options.spread", "by_label", "min_groups", "max_groups")
-	if err != nil {
-		return err
-	}
-	if in.Spread.ByLabel, err = plainString(spread["by_label"], "options.spread.by_label"); err != nil {
-		return err
-	}
-	for name, into := range map[string]*int{"min_groups": &in.Spread.MinGroups, "max_groups": &in.Spread.MaxGroups} {
-		n, err := plainInt(spread[name], "options.spread."+name)
-		if err != nil {
-			return err
-		}
-		if n != nil {
-			*into = int(*n)
-		}
-	}
-	return clusterLabels(object["cluster_labels"], in)
-}
-
-func clusterLabels(raw any, in *scheduling.Input) error {
-	if raw == nil {
-		return nil
-	}
-	entries, ok := raw.(map[string]any)
-	if !ok {
-		return fmt.Errorf("options.cluster_labels must be a map from cluster name to a map of labels, not %s", describePlain(raw))
-	}
-	in.ClusterLabels = make(map[string]map[string]string, len(entries))
-	for cluster, entry := range entries {
-		labels, err := plainStringMap(entry, fmt.Sprintf("options.cluster_labels[%q]", cluster))
-		if err != nil {
-			return err
-		}
-		in.ClusterLabels[cluster] = labels
-	}
-	return nil
-}
-
-func plainBool(v any, what string, fallback bool) (bool, error) {
-	if v == nil {
-		return fallback, nil
-	}
-	b, ok := v.(bool)
-	if !ok {
-		return fallback, fmt.Errorf("%s must be a bool, not %s", what, describePlain(v))
-	}
-	return b, nil
-}
-
-// schedulingPreferences reads the preferences map shared by the function and
-// the replica scheduling preference: cluster key to optional min, max, weight.
-func schedulingPreferences(raw any) (map[string]scheduling.Preference, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	entries, ok := raw.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("preferences must be a map from cluster name or \"*\" to an object, not %s", describePlain(raw))
-	}
-	out := make(map[string]scheduling.Preference, len(entries))
-	for cluster, entry := range entries {
-		what := fmt.Sprintf("preferences[%q]", cluster)
-		object, err := plainObject(entry, what, "min_replicas", "max_replicas", "weight")
-		if err != nil {
-			return nil, err
-		}
-		var preference scheduling.Preference
-		if minimum, err := plainInt(object["min_replicas"], what+".min_replicas"); err != nil {
-			return nil, err
-		} else if minimum != nil {
-			preference.MinReplicas = *minimum
-		}
-		if preference.MaxReplicas, err = plainInt(object["max_replicas"], what+".max_replicas"); err != nil {
-			return nil, err
-		}
-		if weight, err := plainInt(object["weight"], what+".weight"); err != nil {
-			return nil, err
-		} else if weight != nil {
-			preference.Weight = *weight
-		}
-		out[cluster] = preference
-	}
-	return out, nil
-}
-
-func countsByCluster(raw any, what string) (map[string]int64, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	entries, ok := raw.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s must be a map from cluster name to a number, not %s", what, describePlain(raw))
-	}
-	out := make(map[string]int64, len(entries))
-	for cluster, entry := range entries {
-		if _, isNumber := entry.(*big.Float); !isNumber && entry != nil {
-			return nil, fmt.Errorf("%s[%q] must be a number, not %s", what, cluster, describePlain(entry))
-		}
-		count, err := plainInt(entry, fmt.Sprintf("%s[%q]", what, cluster))
-		if err != nil {
-			return nil, err
-		}
-		if count != nil {
-			out[cluster] = *count
-		}
-	}
-	return out, nil
 }
