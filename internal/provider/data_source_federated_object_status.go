@@ -2,19 +2,12 @@ package provider
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 )
 
 var (
@@ -89,82 +82,15 @@ func (d *federatedObjectStatusDataSource) Read(ctx context.Context, req datasour
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ft, fo, err := d.hostRecord(ctx, m.Type.ValueString(), m.Namespace.ValueString(), m.Name.ValueString())
+	status, err := d.data.objects().ReadStatus(ctx, m.Type.ValueString(), m.Namespace.ValueString(), m.Name.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot read the federated object", err.Error())
 		return
 	}
-	object := propagation.Object{Resource: ft.Target.Resource(), Name: m.Name.ValueString()}
-	m.ID = types.StringValue(m.Type.ValueString() + "/" + m.Name.ValueString())
-	if ft.Target.Namespaced {
-		object.Namespace = m.Namespace.ValueString()
-		m.ID = types.StringValue(m.Type.ValueString() + "/" + object.Namespace + "/" + object.Name)
-	}
-	health := d.health(ctx, object, sortedKeys(fo.Status))
-	m.Clusters = stringSet(sortedKeys(fo.Status))
-	m.ClusterStatus = stringMap(fo.Status)
-	m.ClusterHealth = healthValue(health, &resp.Diagnostics)
-	ready := len(health) > 0
-	for cluster, h := range health {
-		ready = ready && h.Ready && fo.Status[cluster] == reconcile.StatusOK
-	}
-	m.Ready = types.BoolValue(ready)
+	m.ID = types.StringValue(status.ID)
+	m.Clusters = stringSet(sortedKeys(status.Clusters))
+	m.ClusterStatus = stringMap(status.Clusters)
+	m.ClusterHealth = healthValue(status.Health, &resp.Diagnostics)
+	m.Ready = types.BoolValue(status.Ready())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// hostRecord reads the type and the object's Federated<Kind>.
-func (d *federatedObjectStatusDataSource) hostRecord(ctx context.Context, typeName, namespace, name string) (*registry.FederatedType, *registry.FederatedObject, error) {
-	reg, err := d.data.registry(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	ft, err := d.data.federatedType(ctx, reg, typeName)
-	if errors.Is(err, registry.ErrNotFound) {
-		return nil, nil, fmt.Errorf("no FederatedTypeConfig %q in the host: the type is not enabled", typeName)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	hostNamespace, hostName := registry.FederatedObjectLocation(*ft, namespace, name)
-	fo, err := reg.GetFederatedObject(ctx, *ft, hostNamespace, hostName)
-	return ft, fo, err
-}
-
-// health reads the object from each cluster, in parallel.
-func (d *federatedObjectStatusDataSource) health(ctx context.Context, object propagation.Object, clusters []string) map[string]rollout.Health {
-	health := map[string]rollout.Health{}
-	snapshot, err := d.data.snapshot(ctx)
-	if err != nil {
-		return health
-	}
-	members := map[string]propagation.Member{}
-	for _, name := range clusters {
-		c, ok := snapshot.Cluster(name)
-		if !ok {
-			health[name] = rollout.Health{Message: "the cluster is not registered"}
-			continue
-		}
-		clients, err := d.data.members.Clients(name, c.Connection)
-		if err != nil {
-			health[name] = rollout.Health{Message: err.Error()}
-			continue
-		}
-		members[name] = propagation.Member{Name: name, Clients: clients}
-	}
-	opts := propagation.Options{MaxParallel: d.data.settings.MaxParallelClusters, Timeout: d.data.settings.RequestTimeout}
-	results := propagation.FanOut(ctx, sortedKeys(members), opts, func(ctx context.Context, cluster string) (map[string]any, error) {
-		obj, _, err := propagation.Get(ctx, members[cluster], object)
-		return obj, err
-	})
-	for _, res := range results {
-		switch {
-		case res.Err != nil:
-			health[res.Cluster] = rollout.Health{Message: "cannot read the cluster: " + res.Err.Error()}
-		case res.Value == nil:
-			health[res.Cluster] = rollout.Health{Message: "the object is not on the cluster"}
-		default:
-			health[res.Cluster] = rollout.HealthOf(res.Value)
-		}
-	}
-	return health
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -100,64 +99,29 @@ func (r *federatedApplicationResource) readSetMembers(ctx context.Context, env *
 // records labelled with its name: one manifest per object, the placement
 // they share, their override rules, each naming its object.
 func (r *federatedApplicationResource) fromHost(ctx context.Context, m *federatedApplicationModel, diags *diag.Diagnostics) bool {
-	reg, err := r.data.registry(ctx)
-	if err != nil {
-		diags.AddError("Cannot import the application", err.Error())
-		return false
-	}
-	enabled, err := reg.Types(ctx)
+	recorded, err := r.data.objects().ApplicationRecords(ctx, m.Name.ValueString())
 	if err != nil {
 		diags.AddError("Cannot import the application", err.Error())
 		return false
 	}
 	var manifests, sensitive []string
 	var rules []attr.Value
-	var placement *federation.Placement
 	orphan := false
-	for _, ft := range enabled {
-		records, err := reg.ApplicationObjects(ctx, ft, m.Name.ValueString())
+	for _, o := range recorded {
+		if objectset.IsSecretType(o.Type.Target) {
+			sensitive = append(sensitive, o.Template)
+		} else {
+			manifests = append(manifests, o.Template)
+		}
+		orphan = orphan || o.Record.Orphan
+		more, err := importedRules(ctx, o.Type, o.Namespace, o.Name, o.Record.Overrides)
 		if err != nil {
 			diags.AddError("Cannot import the application", err.Error())
 			return false
 		}
-		for _, fo := range records {
-			namespace, name := targetLocation(ft, fo)
-			template, err := objectset.TemplateFromHost(ft, namespace, name, fo.Template)
-			if err != nil {
-				diags.AddError("Cannot import the application", err.Error())
-				return false
-			}
-			if isSecretType(ft.Target) {
-				sensitive = append(sensitive, template)
-			} else {
-				manifests = append(manifests, template)
-			}
-			if placement == nil {
-				placement = &fo.Placement
-			}
-			orphan = orphan || fo.Orphan
-			more, err := importedRules(ctx, ft, namespace, name, fo.Overrides)
-			if err != nil {
-				diags.AddError("Cannot import the application", err.Error())
-				return false
-			}
-			rules = append(rules, more...)
-		}
+		rules = append(rules, more...)
 	}
-	if placement == nil {
-		diags.AddError("Cannot import the application", fmt.Sprintf("The host holds no object labelled %s=%s: nothing to import.",
-			registry.ApplicationLabel, m.Name.ValueString()))
-		return false
-	}
-	return fillImported(ctx, m, manifests, sensitive, *placement, rules, orphan, diags)
-}
-
-// targetLocation is the namespace and name of the object a host record federates.
-func targetLocation(ft registry.FederatedType, fo registry.FederatedObject) (string, string) {
-	if ft.Target.Namespaced {
-		return fo.Namespace, fo.Name
-	}
-	return "", fo.Name
+	return fillImported(ctx, m, manifests, sensitive, recorded[0].Record.Placement, rules, orphan, diags)
 }
 
 // importedRules are a record's override rules as the application's, each

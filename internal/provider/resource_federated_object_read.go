@@ -121,7 +121,7 @@ func configFromHost(ctx context.Context, m *federatedObjectModel, ft registry.Fe
 	if err != nil {
 		return err
 	}
-	m.setTemplate(templateValue{StringValue: types.StringValue(template)}, isSecretType(ft.Target))
+	m.setTemplate(templateValue{StringValue: types.StringValue(template)}, objectset.IsSecretType(ft.Target))
 	if m.Placement, err = placementValue(ctx, fo.Placement); err != nil {
 		return err
 	}

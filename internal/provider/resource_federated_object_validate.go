@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 )
 
 // ValidateConfig checks what needs no cluster, so that terraform validate
@@ -65,14 +66,14 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 // plan: a Secret given as template, an override that writes its values.
 // typeName and id may be empty where they are not known yet.
 func refuseSecretInClear(diags *diag.Diagnostics, m *federatedObjectModel, typeName string, id federation.Identity, rules []federation.OverrideRule) {
-	problem := secretTemplateProblem(typeName, id.APIVersion, id.Kind)
+	problem := objectset.SecretTemplateProblem(typeName, id.APIVersion, id.Kind)
 	if problem == "" {
 		return
 	}
 	if !m.Template.IsNull() {
 		diags.AddAttributeError(path.Root("template"), "Secret given as template", problem)
 	}
-	addSecretOverrideProblems(diags, rules)
+	addProblems(diags, objectset.SecretOverrideProblems(rules), nil)
 }
 
 // warnPlacementBoth says that a placement with both clusters and
