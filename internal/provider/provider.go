@@ -1,6 +1,16 @@
 // Package provider is the Terraform edge of the federation: schemas, models,
 // plan modifiers and diagnostics. It computes nothing itself; it hands plain
 // data to the engine and the registry and reports what they say.
+//
+// Where each part lives: the two resources that federate objects
+// (resource_federated_object*.go, resource_federated_application*.go) are
+// adapters over internal/objectset, which plans, applies, refreshes and
+// removes a set of objects (an object is a set of one); objectset_edge.go
+// builds the pipeline's environment from the run's data and maps its
+// problems onto diagnostics. The clusters, types and scheduling preferences
+// have a file each (resource_federation_cluster*.go, ...); the provider
+// functions read their dynamic arguments through internal/plain; the notes
+// a resource hands itself through private state are in private_notes.go.
 package provider
 
 import (
