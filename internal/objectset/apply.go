@@ -75,35 +75,33 @@ func (e *Env) Apply(ctx context.Context, in ApplyInput) ApplyResult {
 	for _, o := range in.Set.Objects {
 		specs[o.Key.String()] = e.startSpecWrite(ctx, o, in.Prior.Get(o.Key.String()) == nil)
 	}
-	a.diff()
+	var problems Problems
+	a.diff(ctx, &problems)
 	strategy := in.Set.Strategy
 	res := propagation.DispatchSet(ctx, a.items(), propagation.Rollout{Stages: order.Stages, Staged: strategy.Staged(),
 		MaxFailed: strategy.MaxFailed, Pause: strategy.Pause, MaxParallel: e.Settings.MaxParallelClusters})
-	var problems Problems
 	for i, key := range a.keys {
 		a.fold(key, res.Outcomes[i], &problems)
 	}
 	if res.Halted >= 0 && strategy.OnFailure == OnFailureRollback {
-		a.rollBack(ctx, order.Stages[res.Halted], res.Failed, &problems)
+		a.rollBack(ctx, order.Stages[res.Halted], res.Failed, res.Halted < len(order.Stages)-1, &problems)
 	}
 	unwritten := a.record(ctx, specs, &problems)
 	return ApplyResult{Keys: a.keys, Records: a.records, Seen: a.seen, Unwritten: unwritten, Problems: problems}
 }
 
 // diff works out each object's operations: the plan's objects, then those
-// that left the set, which are removed from every cluster.
-func (a *setApply) diff() {
-	for _, o := range a.in.Set.Objects {
+// that left the set and clusters still hold, which are removed from them.
+func (a *setApply) diff(ctx context.Context, problems *Problems) {
+	holding, p := a.env.Holding(ctx, a.in.Set, a.in.Prior, a.in.Held)
+	problems.Append(p...)
+	for _, o := range holding.Objects {
 		key := o.Key.String()
-		a.add(o, a.in.Want[key], a.in.Held[key], a.in.Placed, a.in.PriorStatus[key])
-	}
-	if a.in.Prior == nil {
-		return
-	}
-	for _, k := range heldKeys(a.in.Held) {
-		if o := a.in.Prior.Get(k); o != nil && a.in.Set.Get(k) == nil {
-			a.add(o, nil, a.in.Held[k], nil, a.in.PriorStatus[k])
+		if a.in.Set.Get(key) != nil {
+			a.add(o, a.in.Want[key], a.in.Held[key], a.in.Placed, a.in.PriorStatus[key], o.Orphan)
+			continue
 		}
+		a.add(o, nil, a.in.Held[key], nil, a.in.PriorStatus[key], o.Orphan)
 	}
 }
 
@@ -122,7 +120,7 @@ func heldKeys(held map[string]map[string]string) []string {
 	return out
 }
 
-func (a *setApply) add(o *Object, want, held map[string]string, placed []string, priorStatus map[string]reconcile.Status) {
+func (a *setApply) add(o *Object, want, held map[string]string, placed []string, priorStatus map[string]reconcile.Status, orphan bool) {
 	key := o.Key.String()
 	if want == nil {
 		want = map[string]string{}
@@ -130,7 +128,7 @@ func (a *setApply) add(o *Object, want, held map[string]string, placed []string,
 	if held == nil {
 		held = map[string]string{}
 	}
-	input := reconcile.Input{Want: want, Held: held, Placed: placed, Reach: map[string]reconcile.Reach{}, Orphan: o.Orphan,
+	input := reconcile.Input{Want: want, Held: held, Placed: placed, Reach: map[string]reconcile.Reach{}, Orphan: orphan,
 		Pending: PendingRollouts(o, priorStatus)}
 	for _, names := range [][]string{slices.Sorted(maps.Keys(want)), slices.Sorted(maps.Keys(held))} {
 		for _, name := range names {
@@ -194,8 +192,9 @@ func (a *setApply) fold(key string, outcomes []propagation.Outcome, problems *Pr
 }
 
 // rollBack gives the clusters of a failed stage the set the state recorded
-// before this apply, and says so in an error.
-func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, problems *Problems) {
+// before this apply, and says so in an error. What the failed apply added
+// is removed whatever the deletion policy: it never was the user's.
+func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, later bool, problems *Problems) {
 	back := newSetApply(a.env, a.in)
 	for _, key := range a.keys {
 		o := a.objects[key]
@@ -211,7 +210,7 @@ func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, prob
 				held[c] = text
 			}
 		}
-		back.add(o, want, held, placed, nil)
+		back.add(o, want, held, placed, nil, false)
 	}
 	res := propagation.DispatchSet(ctx, back.items(), propagation.Rollout{Stages: [][]string{clusters},
 		MaxParallel: a.env.Settings.MaxParallelClusters})
@@ -220,9 +219,12 @@ func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, prob
 		back.fold(key, res.Outcomes[i], problems)
 		failures = append(failures, a.takeRolledBack(key, back.records[key], clusters)...)
 	}
-	detail := fmt.Sprintf("The stage of clusters %s failed (%s), so they were given back the set the state recorded before "+
-		"this apply: objects the apply added were removed and changed ones written as they were. Later stages were not updated.",
+	detail := fmt.Sprintf("The stage of clusters %s failed (%s), so they were rolled back: given back the set the state "+
+		"recorded before this apply, objects the apply added removed and changed ones written as they were.",
 		strings.Join(quoted(clusters), ", "), strings.Join(quoted(failed), ", "))
+	if later {
+		detail += " Later stages were not updated."
+	}
 	if len(failures) > 0 {
 		detail += "\n\nThe rollback itself failed for:\n- " + strings.Join(failures, "\n- ")
 	}

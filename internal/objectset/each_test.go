@@ -50,7 +50,7 @@ func TestTiers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			objects := keyedObjects(tt.keys...)
-			objects = NewSet(objects, Strategy{}).Objects
+			objects = NewSet(objects, Strategy{}, Spec{}).Objects
 			if got := objectNames(tiers(objects)); !slices.EqualFunc(got, tt.want, slices.Equal) {
 				t.Errorf("tiers = %v, want %v", got, tt.want)
 			}

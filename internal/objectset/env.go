@@ -25,6 +25,8 @@ type Env struct {
 	Snapshot func(context.Context) (*runstate.Snapshot, error)
 	// Type is the enabled type called name, as this run sees it.
 	Type func(ctx context.Context, name string) (*registry.FederatedType, error)
+	// Types are the types the host enables and those this run plans.
+	Types func(ctx context.Context) ([]registry.FederatedType, error)
 	// HostKnown says whether the host can be contacted in this phase.
 	HostKnown bool
 	Members   *member.Pool

@@ -34,11 +34,15 @@ type Set struct {
 	Objects  []*Object
 	byKey    map[string]*Object
 	Strategy Strategy
+	// Shared is what the set's objects share (deletion policy, the
+	// application, ...): the settings an object the configuration no longer
+	// names, but clusters still hold, is worked on with.
+	Shared Spec
 }
 
 // NewSet orders objects by tier, keeping their order within one.
-func NewSet(objects []*Object, strategy Strategy) *Set {
-	s := &Set{Objects: slices.Clone(objects), byKey: map[string]*Object{}, Strategy: strategy}
+func NewSet(objects []*Object, strategy Strategy, shared Spec) *Set {
+	s := &Set{Objects: slices.Clone(objects), byKey: map[string]*Object{}, Strategy: strategy, Shared: shared}
 	slices.SortStableFunc(s.Objects, func(a, b *Object) int { return federation.Tier(a.Key) - federation.Tier(b.Key) })
 	for _, o := range s.Objects {
 		s.byKey[o.Key.String()] = o
@@ -52,6 +56,21 @@ func (s *Set) Get(key string) *Object {
 		return nil
 	}
 	return s.byKey[key]
+}
+
+// Names reports whether the set holds the object of key, in this version
+// or another: one object may be served in several versions.
+func (s *Set) Names(key string) bool {
+	k, err := federation.ParseKey(key)
+	if err != nil {
+		return false
+	}
+	for _, o := range s.Objects {
+		if o.Key.Group == k.Group && o.Key.Kind == k.Kind && o.Key.Namespace == k.Namespace && o.Key.Name == k.Name {
+			return true
+		}
+	}
+	return false
 }
 
 // Keys are the set's object keys, in order.

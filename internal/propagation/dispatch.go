@@ -83,7 +83,9 @@ type SetResult struct {
 	// Outcomes are each item's, as Dispatch returns them.
 	Outcomes [][]Outcome
 	// Halted is the stage after which a staged rollout stopped, with the
-	// clusters that had failed by then, or -1.
+	// clusters that had failed by then, or -1. A staged rollout whose last
+	// stage fails halts there too, with nothing left to stop: a rollback
+	// gives that stage its clusters' prior set back.
 	Halted int
 	Failed []string
 }
@@ -111,7 +113,7 @@ func DispatchSet(ctx context.Context, items []Item, r Rollout) SetResult {
 			res.Outcomes[i] = append(res.Outcomes[i], done...)
 		}
 		maps.Copy(passed, set.passed())
-		if !r.Staged || n == len(stages)-1 {
+		if !r.Staged || s >= len(r.Stages) {
 			continue
 		}
 		if ok, failed := rollout.Continue(passed, r.MaxFailed); !ok {
@@ -121,7 +123,9 @@ func DispatchSet(ctx context.Context, items []Item, r Rollout) SetResult {
 			}
 			return res
 		}
-		pause(ctx, r.Pause)
+		if n < len(stages)-1 {
+			pause(ctx, r.Pause)
+		}
 	}
 	return res
 }

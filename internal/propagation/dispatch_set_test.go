@@ -92,6 +92,47 @@ func TestDispatchSet(t *testing.T) {
 			halted: 0,
 		},
 		{
+			name:   "a failed last stage halts there, with nothing left to stop",
+			stages: [][]string{{"a"}, {"b"}},
+			staged: true,
+			items: func(c *calls) []Item {
+				return []Item{
+					{Ops: []reconcile.Operation{applyOn("a"), applyOn("b")}, Tier: 8, Writer: &namedWriter{"deploy", fakeWriter{calls: c}},
+						Waiter: &namedWaiter{"deploy", fakeWaiter{calls: c, waits: map[string]WaitResult{"b": failed}}}},
+				}
+			},
+			wantCalls: []string{"deploy apply a", "deploy wait a", "deploy apply b", "deploy wait b"},
+			want:      [][]string{{"a apply", "b apply rollout=failed"}},
+			halted:    1,
+		},
+		{
+			name:   "a failed only stage halts there",
+			stages: [][]string{{"a", "b"}},
+			staged: true,
+			items: func(c *calls) []Item {
+				return []Item{
+					{Ops: []reconcile.Operation{applyOn("a"), applyOn("b")}, Tier: 8, Writer: &namedWriter{"deploy", fakeWriter{calls: c}},
+						Waiter: &namedWaiter{"deploy", fakeWaiter{calls: c, waits: map[string]WaitResult{"a": failed}}}},
+				}
+			},
+			wantCalls: []string{"deploy apply a", "deploy apply b", "deploy wait a", "deploy wait b"},
+			want:      [][]string{{"a apply rollout=failed", "b apply"}},
+			halted:    0,
+		},
+		{
+			name:   "an unstaged rollout does not halt",
+			stages: [][]string{{"a"}},
+			items: func(c *calls) []Item {
+				return []Item{
+					{Ops: []reconcile.Operation{applyOn("a")}, Tier: 8, Writer: &namedWriter{"deploy", fakeWriter{calls: c}},
+						Waiter: &namedWaiter{"deploy", fakeWaiter{calls: c, waits: map[string]WaitResult{"a": failed}}}},
+				}
+			},
+			wantCalls: []string{"deploy apply a", "deploy wait a"},
+			want:      [][]string{{"a apply rollout=failed"}},
+			halted:    -1,
+		},
+		{
 			name:   "a failed write keeps the later tiers off that cluster only",
 			stages: [][]string{{"a", "b"}},
 			items: func(c *calls) []Item {

@@ -25,6 +25,14 @@ func (d *providerData) objects() *objectset.Env {
 			}
 			return d.federatedType(ctx, reg, name)
 		},
+		Types: func(ctx context.Context) ([]registry.FederatedType, error) {
+			planned := d.run.PlannedTypes()
+			if !d.hostKnown() {
+				return planned, nil
+			}
+			host, err := d.hostTypes(ctx)
+			return append(planned, host...), err
+		},
 		HostKnown: d.hostKnown(),
 		Members:   d.members,
 		Reads:     d.reads,

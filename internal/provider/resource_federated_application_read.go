@@ -79,7 +79,11 @@ func (r *federatedApplicationResource) readSetMembers(ctx context.Context, env *
 		m.RolloutPlan = rolloutPlanValue(order.Stages, &diags)
 		m.Objects = stringList(set.Keys())
 	}
-	views, problems := env.ReadSet(ctx, set.Set, snapshot, held, healthByObject(m))
+	// Objects that left the set stay in the state while clusters hold them:
+	// their removal is owed, and a refresh must not forget it.
+	holding, problems := env.Holding(ctx, set.Set, nil, held)
+	addProblems(&diags, problems, nil)
+	views, problems := env.ReadSet(ctx, holding, snapshot, held, healthByObject(m))
 	addProblems(&diags, problems, nil)
 	priorStatus := statusByObject(m)
 	now := map[string]map[string]string{}
@@ -192,7 +196,8 @@ var (
 )
 
 // Delete removes every object of the set from every cluster that holds it,
-// then their records and the host namespaces the provider created for them
+// those that left the set but clusters still hold included, then their
+// records and the host namespaces the provider created for them
 // (objectset.Env.Remove).
 func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state federatedApplicationModel
@@ -216,7 +221,10 @@ func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.
 		return
 	}
 	defer redactDiagnostics(&resp.Diagnostics, set.Secrets())
-	addProblems(&resp.Diagnostics, env.Remove(ctx, objectset.RemoveInput{Set: set.Set, Snapshot: snapshot, Held: heldByObject(&state)}), nil)
+	held := heldByObject(&state)
+	holding, problems := env.Holding(ctx, set.Set, nil, held)
+	addProblems(&resp.Diagnostics, problems, nil)
+	addProblems(&resp.Diagnostics, env.Remove(ctx, objectset.RemoveInput{Set: holding, Snapshot: snapshot, Held: held}), nil)
 }
 
 // ValidateConfig checks, with no cluster, the manifests (each object's

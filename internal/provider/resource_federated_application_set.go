@@ -15,7 +15,6 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 // federatedApplicationModel is kubefed_federated_application.
@@ -237,15 +236,16 @@ func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.E
 		return nil, diags
 	}
 	target, hasTarget := r.replicasTarget(ctx, m, keys, &diags)
-	types, diagsTypes := r.enabledTypes(ctx)
-	if diags.Append(diagsTypes...); diags.HasError() {
+	types, err := env.Types(ctx)
+	if err != nil {
+		diags.AddError("Cannot read the enabled types", err.Error())
 		return nil, diags
 	}
 	set := &appSet{where: map[string]*appObject{}}
 	var objects []*objectset.Object
 	for i, mf := range manifests {
 		where := &appObject{key: mf.Key, at: at[i], rules: perObject[i].Index}
-		ft, ok := typeFor(types, mf.Key)
+		ft, ok := objectset.TypeFor(types, mf.Key)
 		if !ok {
 			diags.AddAttributeError(where.at, "Type not enabled", fmt.Sprintf("%s is a %s, and no kubefed_federated_type enables "+
 				"%s in the host or in this run: add one with target_api_version = %q and target_kind = %q, and make the application "+
@@ -264,7 +264,7 @@ func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.E
 		objects = append(objects, o)
 		set.where[mf.Key.String()] = where
 	}
-	set.Set = objectset.NewSet(objects, strategy)
+	set.Set = objectset.NewSet(objects, strategy, base)
 	return set, diags
 }
 
@@ -313,31 +313,6 @@ func (r *federatedApplicationResource) replicasTarget(ctx context.Context, m *fe
 		diags.AddAttributeError(at, "No object for the cluster replicas", err.Error())
 	}
 	return k, err == nil
-}
-
-// enabledTypes are the types the host enables and those this run plans.
-func (r *federatedApplicationResource) enabledTypes(ctx context.Context) ([]registry.FederatedType, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	out := r.data.run.PlannedTypes()
-	if !r.data.hostKnown() {
-		return out, diags
-	}
-	host, err := r.data.hostTypes(ctx)
-	out = append(out, host...)
-	if err != nil {
-		diags.AddError("Cannot read the enabled types", err.Error())
-	}
-	return out, diags
-}
-
-// typeFor is the enabled type of an object's group and kind.
-func typeFor(types []registry.FederatedType, k federation.Key) (registry.FederatedType, bool) {
-	for _, t := range types {
-		if t.Target.Group == k.Group && t.Target.Kind == k.Kind {
-			return t, true
-		}
-	}
-	return registry.FederatedType{}, false
 }
 
 // addObjectProblems reports the pipeline's problems about one object of

@@ -24,7 +24,7 @@ func (r *federatedObjectResource) object(ctx context.Context, env *objectset.Env
 	if o == nil {
 		return nil, nil
 	}
-	return o, objectset.NewSet([]*objectset.Object{o}, strategy)
+	return o, objectset.NewSet([]*objectset.Object{o}, strategy, spec)
 }
 
 // objectSpec is the configuration in the pipeline's terms, once every part

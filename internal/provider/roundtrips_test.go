@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest/roundtrips"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/lab"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest/roundtrips"
 )
 
 // roundTripLatency delays each direction to the host and to every member,
