@@ -24,6 +24,9 @@ type RemoveInput struct {
 	Staying []string
 	// KeepHost keeps the host's records, for the replacement to take over.
 	KeepHost bool
+	// Application, when set, is the application whose records the host
+	// holds: those the set does not name are removed too.
+	Application string
 }
 
 // Remove removes every object of the set from every cluster that holds it,
@@ -35,8 +38,10 @@ type RemoveInput struct {
 func (e *Env) Remove(ctx context.Context, in RemoveInput) Problems {
 	var problems Problems
 	var checks map[string]*hostNamespaceCheck
+	var strays func() ([]Recorded, error)
 	if !in.KeepHost {
 		checks = e.startNamespaceChecks(ctx, in.Set.Objects)
+		strays = e.startStrays(ctx, in.Application)
 	}
 	for _, tier := range slices.Backward(tiers(in.Set.Objects)) {
 		problems.Append(eachObject(tier, func(o *Object, problems *Problems) {
@@ -47,6 +52,15 @@ func (e *Env) Remove(ctx context.Context, in RemoveInput) Problems {
 		return problems
 	}
 	e.removeRecords(ctx, in.Set.Objects, checks, &problems)
+	if strays != nil && !problems.HasError() {
+		found, err := strays()
+		if err != nil {
+			problems.AddWarning("Cannot look for records left behind", fmt.Sprintf("The host's records labelled with application "+
+				"%q could not be listed (%v): any that the state did not hold stay in the host.", in.Application, err))
+			return problems
+		}
+		e.removeStrays(ctx, in.Set, in.Snapshot, found, &problems)
+	}
 	return problems
 }
 

@@ -12,9 +12,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 var federatedServicesGVR = schema.GroupVersionResource{Group: "types.kubefed.io", Version: "v1beta1", Resource: "federatedservices"}
@@ -143,5 +146,63 @@ func checkHostRecordGone(t *testing.T, gvr schema.GroupVersionResource, namespac
 			return fmt.Errorf("the host's record %s %s/%s should be gone, got %v", gvr.Resource, namespace, name, err)
 		}
 		return nil
+	}
+}
+
+// A record labelled with the application that the state does not hold
+// (left by an apply cut off, or by a state that lost it) goes with the
+// application's destroy, and so does its object on the clusters the record
+// lists: a type's destroy after it finds no record left.
+func TestAccFederatedApplication_destroyRemovesRecordsTheStateLost(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "app-stray", uniqueName("app-stray")
+	cleanupObjectTest(t, prefix, ns)
+	stray := prefix + "-stray"
+	t.Cleanup(func() {
+		_ = newHostClients(t).dynamic.Resource(federatedCMsGVR).Namespace("default").Delete(context.Background(), stray, metav1.DeleteOptions{})
+		_ = memberClient(t, "berlin").Resource(configMapsGVR).Namespace("default").Delete(context.Background(), stray, metav1.DeleteOptions{})
+	})
+	config := applicationConfig(t, prefix, appManifests(ns, "blue", "nginx:1.27", false), "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() { writeStray(t, prefix, stray) },
+				Config:    config,
+				PlanOnly:  true,
+				Check:     checkMemberField(t, "berlin", configMapsGVR, "default", stray, "left", "data", "by"),
+			},
+		},
+		CheckDestroy: resource.ComposeTestCheckFunc(
+			checkGone(t, configMapsGVR, "default", stray, "berlin"),
+			checkHostRecordGone(t, federatedCMsGVR, "default", stray),
+			checkHostNamespaceGone(t, ns),
+		),
+	})
+}
+
+// writeStray writes, as an apply cut off would leave them, a ConfigMap on
+// berlin and its host record labelled with the application, listing berlin.
+func writeStray(t *testing.T, application, name string) {
+	t.Helper()
+	ctx := context.Background()
+	ft := registry.NewFederatedType(registry.APIResource{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", Namespaced: true}, registry.Enabled, "")
+	record := registry.FederatedObject{Namespace: "default", Name: name, Application: application,
+		Template:  map[string]any{"data": map[string]any{"by": "left"}},
+		Placement: federation.Placement{Clusters: []string{application + "-berlin"}},
+		Status:    map[string]string{application + "-berlin": "OK"}}
+	reg := someoneElsesRegistry(t)
+	if err := reg.ApplyFederatedSpec(ctx, ft, record); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.ApplyFederatedStatus(ctx, ft, record); err != nil {
+		t.Fatal(err)
+	}
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": "default", "labels": map[string]any{federation.ManagedLabel: "true"}},
+		"data":     map[string]any{"by": "left"}}}
+	if _, err := memberClient(t, "berlin").Resource(configMapsGVR).Namespace("default").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

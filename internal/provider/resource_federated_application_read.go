@@ -224,7 +224,8 @@ func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.
 	held := heldByObject(&state)
 	holding, problems := env.Holding(ctx, set.Set, nil, held)
 	addProblems(&resp.Diagnostics, problems, nil)
-	addProblems(&resp.Diagnostics, env.Remove(ctx, objectset.RemoveInput{Set: holding, Snapshot: snapshot, Held: held}), nil)
+	addProblems(&resp.Diagnostics, env.Remove(ctx, objectset.RemoveInput{Set: holding, Snapshot: snapshot, Held: held,
+		Application: state.Name.ValueString()}), nil)
 }
 
 // ValidateConfig checks, with no cluster, the manifests (each object's
