@@ -156,3 +156,20 @@ func TestObjectStrategy(t *testing.T) {
 		t.Errorf("default on_failure = %q", onFailure)
 	}
 }
+
+// The pipeline's paths become the framework's, step by step, and back.
+func TestPathOfAndSetPath(t *testing.T) {
+	for _, p := range []objectset.Path{
+		objectset.Root("template"),
+		objectset.Root("overrides").AtListIndex(3).AtName("patches").AtListIndex(0).AtName("value"),
+		objectset.Root("wait").AtName("fields").AtMapKey("status.phase"),
+	} {
+		framework := pathOf(p)
+		if framework.String() != p.String() {
+			t.Errorf("pathOf(%s) = %s", p, framework)
+		}
+		if back := setPath(framework); back.String() != p.String() {
+			t.Errorf("setPath(pathOf(%s)) = %s", p, back)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package objectset
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
+)
+
+func TestPathString(t *testing.T) {
+	tests := []struct {
+		name string
+		path Path
+		want string
+	}{
+		{"a patch of an override", Root("overrides").AtListIndex(0).AtName("patches").AtListIndex(2), "overrides[0].patches[2]"},
+		{"a key of a map", Root("wait").AtName("fields").AtMapKey("status.phase"), `wait.fields["status.phase"]`},
+		{"no path", Path{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.path.String(); got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	// A path built from another does not change it.
+	base := Root("overrides").AtListIndex(0)
+	_, _ = base.AtName("cluster"), base.AtName("patches")
+	if base.String() != "overrides[0]" {
+		t.Errorf("the base path changed: %s", base)
+	}
+}
+
+func TestProblems(t *testing.T) {
+	var ps Problems
+	ps.AddWarning("w", "warned about hunter22")
+	if ps.HasError() {
+		t.Fatal("a warning is no error")
+	}
+	ps.AddAttributeError(Root("template"), "e", "the value hunter22 is wrong")
+	ps.AddError("e2", "")
+	if ps.ErrorsCount() != 2 {
+		t.Fatalf("ErrorsCount = %d", ps.ErrorsCount())
+	}
+	ps.Redact([]string{"hunter22"})
+	if ps[0].Detail != "warned about (sensitive value)" || ps[1].Detail != "the value (sensitive value) is wrong" {
+		t.Errorf("redacted: %q, %q", ps[0].Detail, ps[1].Detail)
+	}
+}
+
+func TestSetOrder(t *testing.T) {
+	placed := []string{"berlin", "new-york", "san-francisco"}
+	tests := []struct {
+		name     string
+		strategy Strategy
+		placed   []string
+		want     [][]string
+	}{
+		{"no strategy: one stage of every placed cluster", Strategy{}, placed, [][]string{placed}},
+		{"no strategy and nothing placed: no stage", Strategy{}, nil, nil},
+		{"stages, the rest last", Strategy{Stages: [][]string{{"berlin"}}}, placed, [][]string{{"berlin"}, {"new-york", "san-francisco"}}},
+		{"at most one at a time", Strategy{MaxConcurrent: 1}, placed, [][]string{{"berlin"}, {"new-york"}, {"san-francisco"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			order, err := NewSet(nil, tt.strategy, Spec{}).Order(tt.placed)
+			if err != nil || !reflect.DeepEqual(order.Stages, tt.want) {
+				t.Errorf("Order = %v, %v; want %v", order.Stages, err, tt.want)
+			}
+		})
+	}
+	stages, problems := NewSet(nil, Strategy{Stages: [][]string{{"tokyo"}, {"*"}}}, Spec{}).PlannedOrder(placed)
+	if len(problems) != 1 || problems[0].Severity != Warning || problems[0].At.String() != "rollout_strategy.stages" ||
+		!reflect.DeepEqual(stages, [][]string{placed}) {
+		t.Errorf("a stage of a cluster not placed: %v, %v", stages, problems)
+	}
+}
+
+func TestHealthAfter(t *testing.T) {
+	prior := map[string]rollout.Health{"berlin": {Ready: true, Message: "before"}, "tokyo": {Ready: true}}
+	record := reconcile.Record{Held: map[string]string{"berlin": "{}", "new-york": "{}"}}
+	seen := map[string]map[string]any{"new-york": {"kind": "ConfigMap"}}
+	got := HealthAfter(prior, record, seen)
+	if len(got) != 2 || got["berlin"].Message != "before" || !got["new-york"].Ready {
+		t.Errorf("HealthAfter = %v: want berlin as before, new-york as seen, tokyo (no longer held) gone", got)
+	}
+	if prior["new-york"] != (rollout.Health{}) {
+		t.Error("HealthAfter changed the prior health")
+	}
+}
+
+func TestReadStatus(t *testing.T) {
+	tests := []struct {
+		name      string
+		prior     map[string]reconcile.Status
+		now, read map[string]string
+		want      map[string]reconcile.Status
+	}{
+		{"an imported object is OK wherever it is", nil, map[string]string{"berlin": "{}"}, map[string]string{"berlin": "{}"},
+			map[string]reconcile.Status{"berlin": {Status: reconcile.StatusOK}}},
+		{"a write cut off and read back now is OK",
+			map[string]reconcile.Status{"berlin": {Status: reconcile.StatusUnknown}}, map[string]string{"berlin": "{}"},
+			map[string]string{"berlin": "{}"}, map[string]reconcile.Status{"berlin": {Status: reconcile.StatusOK}}},
+		{"a write cut off and not read back stays unknown",
+			map[string]reconcile.Status{"berlin": {Status: reconcile.StatusUnknown}}, map[string]string{"berlin": reconcile.Unknown},
+			map[string]string{"berlin": reconcile.Unknown}, map[string]reconcile.Status{"berlin": {Status: reconcile.StatusUnknown}}},
+		{"a failure stays",
+			map[string]reconcile.Status{"berlin": {Status: reconcile.StatusUpdateFailed, Message: "m"}}, map[string]string{"berlin": "{}"},
+			map[string]string{"berlin": "{}"}, map[string]reconcile.Status{"berlin": {Status: reconcile.StatusUpdateFailed, Message: "m"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReadStatus(tt.prior, tt.now, tt.read); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ReadStatus = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHeldKeysInApplyOrder(t *testing.T) {
+	held := map[string]map[string]string{
+		"apps/v1/Deployment/shop/web": {}, "/v1/ConfigMap/shop/a": {}, "/v1/Namespace/shop": {}, "not a key": {},
+	}
+	want := []string{"/v1/Namespace/shop", "/v1/ConfigMap/shop/a", "apps/v1/Deployment/shop/web"}
+	if got := heldKeys(held); !reflect.DeepEqual(got, want) {
+		t.Errorf("heldKeys = %v, want %v", got, want)
+	}
+}
+
+func TestOutcomeKnown(t *testing.T) {
+	e := typesEnv()
+	waited := mustObject(t, e, Spec{TypeName: "deployments.apps",
+		Template: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"}}`})
+	set := NewSet([]*Object{waited}, Strategy{}, Spec{})
+	key := waited.Key.String()
+	held := map[string]map[string]string{key: {"berlin": "A"}}
+	tests := []struct {
+		name    string
+		planned map[string]map[string]string
+		status  map[string]map[string]reconcile.Status
+		want    bool
+	}{
+		{"nothing to do", map[string]map[string]string{key: {"berlin": "A"}}, nil, true},
+		{"a change", map[string]map[string]string{key: {"berlin": "B"}}, nil, false},
+		{"a rollout left unfinished is waited for again", map[string]map[string]string{key: {"berlin": "A"}},
+			map[string]map[string]reconcile.Status{key: {"berlin": {Status: reconcile.StatusRolloutFailed}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := OutcomeKnown(set, held, tt.planned, tt.status); got != tt.want {
+				t.Errorf("OutcomeKnown = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
