@@ -88,6 +88,44 @@ func TestAccFederatedApplication_lastStageRolledBackAndOldObjectPruned(t *testin
 	})
 }
 
+// A rollout of one stage, where only the image changes, that fails on
+// one of its clusters is rolled back on all of them: a staged rollout's
+// last stage is rolled back as any other.
+func TestAccFederatedApplication_onlyStageRolledBack(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "app-one", uniqueName("app-one")
+	cleanupObjectTest(t, prefix, ns)
+	all := []string{"san-francisco", "new-york", "berlin"}
+	strategy := `  rollout_strategy = { stages = [["*"]], on_failure = "rollback" }
+`
+	config := func(image, extra string) string {
+		return applicationConfig(t, prefix, appManifests(ns, "blue", image, false), strategy+extra)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("nginx:1.27", ""), Check: checkRunning(t, ns, "nginx:1.27", all...)},
+			{
+				Config:      config("nginx:1.28", failDeploymentOnBerlin()),
+				ExpectError: regexp.MustCompile(`(?s)Rolled back after a failed stage.*"` + prefix + `-berlin"`),
+			},
+			{
+				Config:             config("nginx:1.28", failDeploymentOnBerlin()),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				Check:              checkImage(t, ns, "nginx:1.27", all...),
+			},
+			{
+				Config: config("nginx:1.28", ""),
+				Check:  checkRunning(t, ns, "nginx:1.28", all...),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
+
 // An object that leaves the set while a member is down stays owed: the
 // apply fails for that member, the next plan after it is back shows the
 // removal, one apply carries it out, and the plan after it is empty.
