@@ -126,6 +126,7 @@ func FuzzRenderTemplate(f *testing.F) {
 		checkCanonical(t, got.Object)
 		checkCanonical(t, []byte(got.Display))
 		checkRenderedTwiceEqual(t, r, berlin, nil, got)
+		checkNoNullFields(t, got.Object)
 
 		v, _ := decodeJSON([]byte(got.Display))
 		shown := v.(map[string]any)
