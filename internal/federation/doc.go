@@ -17,7 +17,8 @@
 // replaced by a hash, for display. The Renderer also owns the template's
 // other forms: the copy KubeFed stores in the host cluster, and the
 // canonical form of an object read back from a member, to compare with the
-// plan.
+// plan. A field whose value is null in a template or a manifest is absent
+// from all of them, as Terraform's `cond ? v : null` means.
 //
 // An application, a set of objects with one placement, goes through the
 // same pipeline with a list in it. [ParseManifests] reads the set from

@@ -108,8 +108,8 @@ func FuzzOverridePatch(f *testing.F) {
 
 // FuzzRenderTemplate renders fuzzed templates. A template is refused with a
 // "template:" error or rendered canonically, stably, with valid labels and
-// the managed label, without finalizers and, for Secrets, with no
-// clear-text value in the display.
+// the managed label, without finalizers or null fields and, for Secrets,
+// with no clear-text value in the display.
 func FuzzRenderTemplate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, template string, namespaced bool) {
 		r, err := NewRenderer(RenderSpec{Template: template, Namespaced: namespaced})
@@ -126,6 +126,7 @@ func FuzzRenderTemplate(f *testing.F) {
 		checkCanonical(t, got.Object)
 		checkCanonical(t, []byte(got.Display))
 		checkRenderedTwiceEqual(t, r, berlin, nil, got)
+		checkNoNullFields(t, got.Object)
 
 		v, _ := decodeJSON([]byte(got.Display))
 		shown := v.(map[string]any)

@@ -198,7 +198,9 @@ func hostForm(obj map[string]any) map[string]any {
 }
 
 // decodeDocument decodes one YAML or JSON document, keeping each number's
-// spelling. Templates and manifests are both read with it.
+// spelling and dropping the fields whose value is null. Templates and
+// manifests are both read with it, so the rendered objects, the host's
+// template and the manifests all see the same object.
 func decodeDocument(doc []byte) (any, error) {
 	if err := jsonSyntax(string(doc)); err != nil {
 		return nil, err
@@ -207,7 +209,35 @@ func decodeDocument(doc []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeJSONAsIs(js)
+	v, err := decodeJSONAsIs(js)
+	if err != nil {
+		return nil, err
+	}
+	dropNullFields(v)
+	return v, nil
+}
+
+// dropNullFields removes, in place, every key whose value is null from the
+// mappings in v, at any depth, lists included. Terraform writes
+// `x = cond ? v : null` to mean "no x", as the kubernetes provider reads it,
+// and a structural schema would reject the null. A mapping left empty stays:
+// `emptyDir: {}` says something. A null element of a list stays too:
+// dropping it would shift the positions of the elements after it.
+func dropNullFields(v any) {
+	switch node := v.(type) {
+	case map[string]any:
+		for k, child := range node {
+			if child == nil {
+				delete(node, k)
+				continue
+			}
+			dropNullFields(child)
+		}
+	case []any:
+		for _, child := range node {
+			dropNullFields(child)
+		}
+	}
 }
 
 // jsonSyntax reports the syntax error of a document written as JSON (one

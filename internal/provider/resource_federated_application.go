@@ -67,7 +67,8 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 			Description: "The objects of the application: each element one or more YAML or JSON documents separated by `---` lines, " +
 				"so `yamlencode(...)`, `file(...)` and the output of `helm template` work as they are. Empty and comment-only " +
 				"documents are skipped; a `List` stands for its items. Each object needs `apiVersion`, `kind`, `metadata.name` and, " +
-				"for namespaced kinds, `metadata.namespace`; each object appears once. A Secret goes in `sensitive_manifests`.",
+				"for namespaced kinds, `metadata.namespace`; each object appears once. A field whose value is `null` is left " +
+				"out, as in `kubefed_federated_object`'s `template`. A Secret goes in `sensitive_manifests`.",
 		},
 		"sensitive_manifests": schema.ListAttribute{
 			Optional:    true,

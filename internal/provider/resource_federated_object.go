@@ -76,7 +76,8 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				Optional:   true,
 				CustomType: templateType{},
 				Description: "The object to federate: one YAML or JSON document (`yamlencode(...)`, `jsonencode(...)` or `file(...)`) " +
-					"with `apiVersion`, `kind`, `metadata.name` and, for namespaced types, `metadata.namespace`. Documents are " +
+					"with `apiVersion`, `kind`, `metadata.name` and, for namespaced types, `metadata.namespace`. A field whose value " +
+					"is `null` is left out, as if absent, so `x = cond ? v : null` works. Documents are " +
 					"compared decoded: a change of formatting alone changes no `rendered` object, so no cluster is touched, and " +
 					"reading a template back never shows its formatting as drift. The plan shows it in clear text: a Secret is " +
 					"refused here and goes in `sensitive_template`. Exactly one of the two is set.",
