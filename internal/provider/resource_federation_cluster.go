@@ -236,8 +236,8 @@ func (r *federationClusterResource) Configure(_ context.Context, req resource.Co
 }
 
 // ModifyPlan records the planned cluster in the provider's snapshot, so that
-// federated objects planned later in the run can place onto it, and plans
-// the Secret's name of a new cluster.
+// federated objects planned later in the run can place onto it, plans the
+// Secret's name of a new cluster, and warns of a token about to expire.
 func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if r.data == nil {
 		return
@@ -265,6 +265,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	warnShortLivedTokens(ctx, req.Config, &plan, time.Now(), &resp.Diagnostics)
 	if r.planJoin(ctx, req, resp, &plan, prior); resp.Diagnostics.HasError() {
 		return
 	}
