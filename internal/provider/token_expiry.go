@@ -84,8 +84,8 @@ func warnShortLivedToken(cluster string, attribute path.Path, token string, now 
 	diags.AddAttributeWarning(attribute, summary, fmt.Sprintf("The bearer token in %s %s, by its exp claim. The federation "+
 		"reaches the cluster with the token stored in the host: once it has expired, the next refresh finds the cluster not "+
 		"ready, and objects are neither placed nor written there. Register the cluster with join instead, whose exec (such "+
-		"as `aws eks get-token`) or token_wo is used at apply only, to create a ServiceAccount token that does not expire; "+
-		"or give a token that lasts.", attribute, when))
+		"as `aws eks get-token`) or join.token_wo, read afresh on each run, is used at apply only to create a ServiceAccount "+
+		"token that does not expire; or give a token that lasts.", attribute, when))
 }
 
 // roughly is d to the minute, as "12m" or "1h5m".

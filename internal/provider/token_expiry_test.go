@@ -61,7 +61,7 @@ func TestWarnShortLivedToken(t *testing.T) {
 		{name: "expired", token: fakeJWT(`{"exp":1772365500}`),
 			want: []string{`The token of cluster "berlin" has expired`, "token expired at 2026-03-01T11:45:00Z, 15m ago", "join", "exec"}},
 		{name: "expiring", token: fakeJWT(`{"exp":1772366520}`),
-			want: []string{`The token of cluster "berlin" expires soon`, "token expires at 2026-03-01T12:02:00Z, in 2m", "token_wo"}},
+			want: []string{`The token of cluster "berlin" expires soon`, "token expires at 2026-03-01T12:02:00Z, in 2m", "join.token_wo"}},
 		{name: "lasting", token: fakeJWT(`{"exp":1772452800}`)},
 		{name: "not a JWT", token: "0123456789abcdef"},
 	}
