@@ -169,7 +169,7 @@ func TestAccReplicaSchedulingPreference_importByIdentityIntoFreshState(t *testin
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				Config:           config,
+				Config:           providerSource + config,
 				ResourceName:     "kubefed_replica_scheduling_preference.web",
 				ImportState:      true,
 				ImportStateKind:  resource.ImportBlockWithResourceIdentity,

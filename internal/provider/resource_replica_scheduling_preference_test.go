@@ -290,14 +290,16 @@ func TestAccReplicaSchedulingPreference_importIntoFreshState(t *testing.T) {
 		steps = append(steps,
 			resource.TestStep{Config: config},
 			resource.TestStep{
-				Config:            config,
+				// Import steps' configurations are written as given, so they
+				// name the provider's source.
+				Config:            providerSource + config,
 				ResourceName:      rsp,
 				ImportState:       true,
 				ImportStateId:     namespace + "/web",
 				ImportStateVerify: true,
 			},
 			resource.TestStep{
-				Config:           config,
+				Config:           providerSource + config,
 				ResourceName:     rsp,
 				ImportState:      true,
 				ImportStateKind:  resource.ImportBlockWithID,
