@@ -155,6 +155,30 @@ resource "kubefed_replica_scheduling_preference" "web" {
 	})
 }
 
+// A preference the provider created is imported by its identity into a
+// fresh state with the same configuration, and the plan is empty.
+func TestAccReplicaSchedulingPreference_importByIdentityIntoFreshState(t *testing.T) {
+	skipWithoutIdentity(t)
+	const prefix = "rspfi"
+	namespace := uniqueName("rspfi")
+	host := newHostClients(t)
+	t.Cleanup(func() { deleteClusters(t, host, prefix+"-sf", prefix+"-ny", prefix+"-berlin") })
+	config := rspConfig(t, prefix, namespace, `  clusters = { "*" = { weight = 1 } }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				Config:           providerSource + config,
+				ResourceName:     "kubefed_replica_scheduling_preference.web",
+				ImportState:      true,
+				ImportStateKind:  resource.ImportBlockWithResourceIdentity,
+				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
 // Create sets each resource's identity, and the plan after it is empty.
 func TestAccIdentity_setOnCreate(t *testing.T) {
 	skipWithoutIdentity(t)

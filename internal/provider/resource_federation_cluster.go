@@ -121,10 +121,12 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				Validators:  []validator.String{pemCertificateValidator},
 			},
 			"token": schema.StringAttribute{
-				Optional:    true,
-				Sensitive:   true,
-				Description: "Bearer token of the identity the federation uses on the cluster, stored under the key `token` of the credential Secret, as KubeFed expects. Exclusive with `client_certificate` and `client_key`, and not set with `join`, which creates the identity and its token.",
-				Validators:  []validator.String{nonEmptyCredential},
+				Optional:  true,
+				Sensitive: true,
+				Description: "Bearer token of the identity the federation uses on the cluster, stored under the key `token` of the credential Secret, as KubeFed expects. Exclusive with `client_certificate` and `client_key`, and not set with `join`, which creates the identity and its token. " +
+					"Every later run reaches the cluster with it, so it must outlive them: the plan warns when it is a JWT that has " +
+					"expired or expires within 10 minutes.",
+				Validators: []validator.String{nonEmptyCredential},
 			},
 			"token_wo": schema.StringAttribute{
 				Optional:  true,
@@ -132,7 +134,8 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 				WriteOnly: true,
 				Description: "The same bearer token as `token`, write-only: it goes to the credential Secret in the host and never " +
 					"into the plan or the state. Terraform 1.11 or OpenTofu 1.11, or later, only; older CLIs refuse it, and take " +
-					"`token`. The provider cannot tell when it changes: change `token_wo_version` with it to write the new token.",
+					"`token`. The provider cannot tell when it changes: change `token_wo_version` with it to write the new token. " +
+					"The plan warns of a JWT near its expiry as it does of `token`.",
 				Validators: []validator.String{nonEmptyCredential, stringvalidator.ConflictsWith(path.MatchRoot("token"))},
 			},
 			"token_wo_version": schema.Int64Attribute{
@@ -236,8 +239,8 @@ func (r *federationClusterResource) Configure(_ context.Context, req resource.Co
 }
 
 // ModifyPlan records the planned cluster in the provider's snapshot, so that
-// federated objects planned later in the run can place onto it, and plans
-// the Secret's name of a new cluster.
+// federated objects planned later in the run can place onto it, plans the
+// Secret's name of a new cluster, and warns of a token about to expire.
 func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if r.data == nil {
 		return
@@ -265,6 +268,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	warnShortLivedTokens(ctx, req.Config, &plan, time.Now(), &resp.Diagnostics)
 	if r.planJoin(ctx, req, resp, &plan, prior); resp.Diagnostics.HasError() {
 		return
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -388,6 +390,64 @@ func deleteClusters(t *testing.T, host hostClients, names ...string) {
 		err = host.kube.CoreV1().Secrets(federationNamespace).Delete(context.Background(), name+"-credentials", metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("cleaning up Secret of %s: %v", name, err)
+		}
+	}
+}
+
+// jwtExpiringAt is a token shaped as a JWT whose exp claim is expires. The
+// lab's members do not accept it; the plan's warning is what is tested.
+func jwtExpiringAt(expires time.Time) string {
+	part := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	return part(`{"alg":"RS256","typ":"JWT"}`) + "." + part(fmt.Sprintf(`{"exp":%d}`, expires.Unix())) + "." + part("signature")
+}
+
+// A registration whose token is a JWT past or near its expiry plans with a
+// warning that names the cluster, the attribute and what to do; the lab's
+// static token plans without one.
+func TestAccFederationCluster_shortLivedTokenWarns(t *testing.T) {
+	berlin := acctest.Lab(t).Cluster("berlin")
+	ws := acctest.NewWorkspace(t)
+	now := time.Now()
+	block := func(resourceName, attribute, token string) string {
+		return fmt.Sprintf(`
+resource "kubefed_federation_cluster" %q {
+  name          = "jwt-%s"
+  api_endpoint  = %q
+  ca_bundle     = %s
+  %s = %q
+  require_ready = false
+}
+`, resourceName, resourceName, berlin.URL, acctest.Quote(string(berlin.CAPEM)), attribute, token)
+	}
+	config := acctest.HostProviderConfig(t) +
+		block("expired", "token", jwtExpiringAt(now.Add(-20*time.Minute))) +
+		block("expiring", "token", jwtExpiringAt(now.Add(5*time.Minute))) +
+		block("lasting", "token", jwtExpiringAt(now.Add(24*time.Hour))) +
+		block("static", "token", berlin.Token)
+	writeOnly := supportsWriteOnly(t, os.Getenv("TF_ACC_TERRAFORM_PATH"))
+	if writeOnly {
+		config += block("writeonly", "token_wo", jwtExpiringAt(now.Add(-time.Hour)))
+	}
+	ws.Write(config)
+	out := ws.MustRun(0, "plan", "-no-color")
+	wants := []*regexp.Regexp{
+		acctest.ErrorMatching(`Warning: The token of cluster "jwt-expired" has expired`, "kubefed_federation_cluster.expired",
+			"The bearer token in token expired at", "Register the cluster with join"),
+		acctest.ErrorMatching(`Warning: The token of cluster "jwt-expiring" expires soon`, "kubefed_federation_cluster.expiring",
+			"The bearer token in token expires at"),
+	}
+	if writeOnly {
+		wants = append(wants, acctest.ErrorMatching(`Warning: The token of cluster "jwt-writeonly" has expired`,
+			"kubefed_federation_cluster.writeonly", "The bearer token in token_wo expired at"))
+	}
+	for _, want := range wants {
+		if !want.MatchString(out) {
+			t.Errorf("the plan does not warn as %s:\n%s", want, out)
+		}
+	}
+	for _, quiet := range []string{`cluster "jwt-lasting"`, `cluster "jwt-static"`} {
+		if strings.Contains(out, quiet) {
+			t.Errorf("the plan warns of %s:\n%s", quiet, out)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -83,6 +84,16 @@ var clusterPreferenceType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"max_replicas": types.Int64Type,
 	"weight":       types.Int64Type,
 }}
+
+// everyClusterAlike is the clusters map that an absent or empty one stands
+// for: every cluster with weight 1.
+var everyClusterAlike = types.MapValueMust(clusterPreferenceType, map[string]attr.Value{
+	scheduling.Wildcard: types.ObjectValueMust(clusterPreferenceType.AttrTypes, map[string]attr.Value{
+		"min_replicas": types.Int64Value(0),
+		"max_replicas": types.Int64Null(),
+		"weight":       types.Int64Value(1),
+	}),
+})
 
 func (r *replicaSchedulingPreferenceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_replica_scheduling_preference"
@@ -182,8 +193,12 @@ func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resour
 			},
 			"clusters": schema.MapNestedAttribute{
 				Optional: true,
+				Computed: true,
+				// Absent is spelt out as the host's object records it, so that an
+				// import, which reads that spelling, plans nothing either way.
+				Default: mapdefault.StaticValue(everyClusterAlike),
 				Description: "Preferences by cluster name, or `\"*\"` for every cluster without its own entry. A cluster with neither gets 0. " +
-					"An empty or absent map means `{\"*\" = {weight = 1}}`.",
+					"Defaults to `{\"*\" = {weight = 1}}`; an empty map means the same.",
 				Validators: []validator.Map{clusterKeysValidator{all: true}},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"min_replicas": schema.Int64Attribute{

@@ -429,8 +429,9 @@ func (m *replicaSchedulingPreferenceModel) toStored(ctx context.Context) (regist
 }
 
 // fromStored sets the model from the host object, keeping the prior
-// spelling where two spellings mean the same (an absent clusters map and the
-// explicit {"*" = {weight = 1}} it stands for).
+// spelling where two spellings mean the same (an empty clusters map and the
+// explicit {"*" = {weight = 1}} it stands for). An import has no prior
+// clusters, and reads them as the host spells them.
 func (m *replicaSchedulingPreferenceModel) fromStored(ctx context.Context, stored *registry.SchedulingPreference) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.ID = types.StringValue(stored.Namespace + "/" + stored.Name)
@@ -443,8 +444,8 @@ func (m *replicaSchedulingPreferenceModel) fromStored(ctx context.Context, store
 	m.ReplicasPath = types.StringValue(valueOr(stored.ReplicasPath, "/spec/replicas"))
 
 	onlyDefault := len(stored.Clusters) == 1 && stored.Clusters[scheduling.Wildcard] == registry.ClusterPreference{Weight: 1}
-	priorEmpty := m.Clusters.IsNull() || len(m.Clusters.Elements()) == 0
-	keepPriorSpelling := onlyDefault && priorEmpty && !m.Clusters.IsUnknown()
+	priorEmpty := !m.Clusters.IsNull() && !m.Clusters.IsUnknown() && len(m.Clusters.Elements()) == 0
+	keepPriorSpelling := onlyDefault && priorEmpty
 	if !keepPriorSpelling {
 		preferences := map[string]clusterPreferenceModel{}
 		for key, c := range stored.Clusters {

@@ -263,6 +263,54 @@ func TestAccReplicaSchedulingPreference_weightsCapsAndBalanced(t *testing.T) {
 	})
 }
 
+// A preference imported into a fresh state with the configuration it was
+// created with plans nothing, however its clusters are spelt: every field the
+// host's object records is read back.
+func TestAccReplicaSchedulingPreference_importIntoFreshState(t *testing.T) {
+	acctest.Lab(t)
+	const prefix = "rspf"
+	namespace := uniqueName("rspf")
+	host := newHostClients(t)
+	t.Cleanup(func() { deleteClusters(t, host, prefix+"-sf", prefix+"-ny", prefix+"-berlin") })
+	const rsp = "kubefed_replica_scheduling_preference.web"
+	preferences := []string{
+		`  clusters = { "*" = { weight = 1 } }`,
+		fmt.Sprintf(`  rebalance = true
+  strategy  = "balanced"
+  clusters = {
+    "*" = { weight = 2, max_replicas = 4 }
+    %q  = { min_replicas = 1, weight = 1 }
+  }`, prefix+"-berlin"),
+		// No clusters at all stands for {"*" = {weight = 1}}.
+		"",
+	}
+	var steps []resource.TestStep
+	for _, preference := range preferences {
+		config := rspConfig(t, prefix, namespace, preference)
+		steps = append(steps,
+			resource.TestStep{Config: config},
+			resource.TestStep{
+				// Import steps' configurations are written as given, so they
+				// name the provider's source.
+				Config:            providerSource + config,
+				ResourceName:      rsp,
+				ImportState:       true,
+				ImportStateId:     namespace + "/web",
+				ImportStateVerify: true,
+			},
+			resource.TestStep{
+				Config:           providerSource + config,
+				ResourceName:     rsp,
+				ImportState:      true,
+				ImportStateKind:  resource.ImportBlockWithID,
+				ImportStateId:    namespace + "/web",
+				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		)
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6ProviderFactories, Steps: steps})
+}
+
 func checkStoredPreference(host hostClients, namespace string, total int64, rebalance bool, clusters map[string]any) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		obj, err := host.get(schedulingPreferences, namespace, "web")
