@@ -5,7 +5,7 @@
 # - every example is formatted, and each of examples/provider,
 #   examples/data-sources, examples/resources and examples/managed-clusters
 #   validates against the provider's schema (with its import-by-string-id.tf import blocks, and
-#   again with its import-identity.tf ones on a CLI that has identity);
+#   again with its import-by-identity.tf ones on a CLI that has identity);
 # - examples/three-regions (with the module it uses) plans against the lab;
 # - every guide in templates/guides is one configuration: its ```terraform
 #   blocks, in the order they appear, concatenated, must be formatted, init,
@@ -59,7 +59,7 @@ for dir in "${example_dirs[@]}"; do
   copy=$work/$(echo "$dir" | tr / -)
   mkdir -p "$copy"
   cp "$dir"/*.tf "$copy"/
-  rm -f "$copy/import-identity.tf"
+  rm -f "$copy/import-by-identity.tf"
   grep -qs required_providers "$copy"/*.tf || cat >"$copy/versions.tf" <<'TF'
 terraform {
   required_providers {
@@ -70,9 +70,9 @@ TF
   "$tf" -chdir="$copy" init -backend=false -input=false >"$copy/init.log" 2>&1 || { cat "$copy/init.log"; exit 1; }
   "$tf" -chdir="$copy" validate -no-color >/dev/null || { echo "example $dir does not validate"; exit 1; }
   echo "ok   $dir validates"
-  if [ -f "$dir/import-identity.tf" ] && $identity_imports; then
+  if [ -f "$dir/import-by-identity.tf" ] && $identity_imports; then
     rm -f "$copy/import-by-string-id.tf"
-    cp "$dir/import-identity.tf" "$copy"/
+    cp "$dir/import-by-identity.tf" "$copy"/
     "$tf" -chdir="$copy" validate -no-color >/dev/null || { echo "example $dir does not validate with its import by identity"; exit 1; }
     echo "ok   $dir validates with its import by identity"
   fi
