@@ -17,40 +17,6 @@ func fakeJWT(claims string) string {
 	return part(`{"alg":"RS256","typ":"JWT"}`) + "." + part(claims) + "." + part("not a signature")
 }
 
-func TestTokenLifeAt(t *testing.T) {
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name        string
-		token       string
-		want        tokenLife
-		wantExpires time.Time
-	}{
-		{name: "static token of a lab member", token: "0123456789abcdef", want: tokenLasts},
-		{name: "three parts that are not JSON", token: "abc.def.ghi", want: tokenLasts},
-		{name: "legacy service account token without exp", token: fakeJWT(`{"iss":"kubernetes/serviceaccount","sub":"system:serviceaccount:kube-federation-system:berlin"}`), want: tokenLasts},
-		{name: "exp that is not a number", token: fakeJWT(`{"exp":"tomorrow"}`), want: tokenLasts},
-		{name: "EKS token expired an hour ago", token: fakeJWT(`{"exp":1772362800}`), want: tokenExpired,
-			wantExpires: now.Add(-time.Hour)},
-		{name: "expires this very second", token: fakeJWT(`{"exp":1772366400}`), want: tokenExpired, wantExpires: now},
-		{name: "GKE token that expires in five minutes", token: fakeJWT(`{"exp":1772366700}`), want: tokenExpiring,
-			wantExpires: now.Add(5 * time.Minute)},
-		{name: "expires at the margin", token: fakeJWT(`{"exp":1772367000}`), want: tokenExpiring,
-			wantExpires: now.Add(tokenExpiringWithin)},
-		{name: "AKS token valid for the hour", token: fakeJWT(`{"exp":1772370000}`), want: tokenLasts,
-			wantExpires: now.Add(time.Hour)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, expires := tokenLifeAt(tt.token, now)
-			if got != tt.want || !expires.Equal(tt.wantExpires) {
-				t.Errorf("tokenLifeAt = %v, %v; want %v, %v", got, expires, tt.want, tt.wantExpires)
-			}
-		})
-	}
-}
-
-// The warning names the cluster, the attribute and the moment, and says
-// what to do; a token that lasts gets none.
 func TestWarnShortLivedToken(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
