@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/capacity"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/fastpath"
 )
 
@@ -62,7 +63,7 @@ type privateData = fastpath.Private
 var (
 	registeredAtReadNote = privateNote[[]string]{key: "registered_at_read",
 		holds: "the clusters registered at the last refresh", writtenBy: "refresh"}
-	capacityAtReadNote = privateNote[capacityNote]{key: "capacity_at_read",
+	capacityAtReadNote = privateNote[capacity.Note]{key: "capacity_at_read",
 		holds: "the capacity estimated at the last refresh", writtenBy: "refresh"}
 	plannedFromStateNote = privateNote[string]{key: "planned_from_state",
 		holds: "what the plan from the prior state planned", writtenBy: "plan of a change"}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/capacity"
 )
 
 // fakePrivate is private state as the framework keeps it: an empty value
@@ -70,7 +72,7 @@ func roundTrip[T any](name string, note privateNote[T], value T, stored string) 
 }
 
 func TestPrivateNotesRoundTripInTheirStoredEncoding(t *testing.T) {
-	capacity := capacityNote{Inputs: "abc", Clusters: map[string]clusterEstimate{
+	capacity := capacity.Note{Inputs: "abc", Clusters: map[string]capacity.ClusterEstimate{
 		"berlin": {Replicas: 2, Reason: "1 of 1 nodes schedulable"}, "sf": {Unread: "timeout"}}}
 	for _, tc := range []noteCase{
 		roundTrip("registered clusters", registeredAtReadNote, []string{"berlin", "sf"}, `["berlin","sf"]`),

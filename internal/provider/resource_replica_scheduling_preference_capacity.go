@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -124,32 +121,11 @@ func (m *replicaSchedulingPreferenceModel) choiceInput(ctx context.Context, in *
 	return true, diags
 }
 
-// capacityInputs is what the estimate of each member depends on besides the
-// member itself. Its fingerprint tells whether an estimate recorded at
-// refresh still answers the plan's question.
-type capacityInputs struct {
-	Replica capacity.Replica `json:"replica"`
-	After   time.Duration    `json:"after"`
-	// Target is the workload: its federated kind, namespace and name.
-	Target string `json:"target"`
-}
-
-func (in capacityInputs) fingerprint() string {
-	raw, err := json.Marshal(in)
-	if err != nil {
-		// Resource lists and pod scheduling fields always encode; an input
-		// that does not can match no record.
-		return ""
-	}
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:])
-}
-
 // capacityInputs reads the estimate's inputs from the model. known is false
 // when one is only known at apply; errors point at their attribute.
-func (m *replicaSchedulingPreferenceModel) capacityInputs(ctx context.Context) (capacityInputs, bool, diag.Diagnostics) {
+func (m *replicaSchedulingPreferenceModel) capacityInputs(ctx context.Context) (capacity.Inputs, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	in := capacityInputs{
+	in := capacity.Inputs{
 		After:  capacity.DefaultUnschedulableAfter,
 		Target: m.TargetKind.ValueString() + " " + m.Namespace.ValueString() + "/" + m.Name.ValueString(),
 	}
@@ -237,78 +213,26 @@ func orNotAnObject(err error) any {
 // planning. Create and update drop the record, as they drop the
 // registered-at-read note (capacityAtReadNote).
 
-// capacityNote is the record: the inputs' fingerprint and each candidate's
-// estimate.
-type capacityNote struct {
-	Inputs   string                     `json:"inputs"`
-	Clusters map[string]clusterEstimate `json:"clusters"`
-}
-
-// clusterEstimate is one member's estimate, or why it could not be read.
-type clusterEstimate struct {
-	Replicas int64  `json:"replicas"`
-	Reason   string `json:"reason,omitempty"`
-	// Unread says why the member was not read: its capacity is unbounded.
-	Unread string `json:"unread,omitempty"`
-}
-
-// recordedFor splits the clusters into those the record answers for these
-// inputs, with their estimates, and those to read now.
-func recordedFor(note *capacityNote, fingerprint string, clusters []string) (map[string]clusterEstimate, []string) {
-	known := map[string]clusterEstimate{}
-	var toRead []string
-	for _, name := range clusters {
-		if e, ok := note.lookup(fingerprint, name); ok {
-			known[name] = e
-			continue
-		}
-		toRead = append(toRead, name)
-	}
-	return known, toRead
-}
-
-func (n *capacityNote) lookup(fingerprint, cluster string) (clusterEstimate, bool) {
-	if n == nil || fingerprint == "" || n.Inputs != fingerprint {
-		return clusterEstimate{}, false
-	}
-	e, ok := n.Clusters[cluster]
-	return e, ok
-}
-
-// estimateFrom is the capacity of one member from what was read of it:
-// room on its schedulable nodes plus the replicas the workload runs there,
-// capped by KubeFed's Unschedulable feedback as judged at now.
-func estimateFrom(src propagation.CapacitySource, in capacityInputs, now time.Time) clusterEstimate {
-	if src.Err != nil {
-		return clusterEstimate{Unread: src.Err.Error()}
-	}
-	est := capacity.Estimate(in.Replica, capacity.Member{
-		Nodes: src.Nodes, Pods: src.Pods, Running: capacity.BoundReplicas(src.WorkloadPods),
-	})
-	est = est.WithFeedback(capacity.Unschedulable(src.WorkloadPods, now, in.After))
-	return clusterEstimate{Replicas: est.Replicas, Reason: est.Reason()}
-}
-
 // estimates returns the capacity of each cluster: from the record where it
 // answers, else read from the members now, in parallel.
 func (r *replicaSchedulingPreferenceResource) estimates(ctx context.Context, m *replicaSchedulingPreferenceModel,
-	in capacityInputs, clusters []runstate.Cluster, note *capacityNote) map[string]clusterEstimate {
+	in capacity.Inputs, clusters []runstate.Cluster, note *capacity.Note) map[string]capacity.ClusterEstimate {
 	byName := make(map[string]runstate.Cluster, len(clusters))
 	for _, c := range clusters {
 		byName[c.Name] = c
 	}
-	fingerprint := in.fingerprint()
-	out, toRead := recordedFor(note, fingerprint, slices.Sorted(maps.Keys(byName)))
+	fingerprint := in.Fingerprint()
+	out, toRead := capacity.RecordedFor(note, fingerprint, slices.Sorted(maps.Keys(byName)))
 	var members []propagation.Member
 	for _, name := range toRead {
 		c := byName[name]
 		if c.NotInHostYet() {
-			out[name] = clusterEstimate{Unread: "it is registered in this run, and its capacity is read from the next plan on"}
+			out[name] = capacity.ClusterEstimate{Unread: "it is registered in this run, and its capacity is read from the next plan on"}
 			continue
 		}
 		clients, err := r.data.members.Clients(c.Name, c.Connection)
 		if err != nil {
-			out[name] = clusterEstimate{Unread: err.Error()}
+			out[name] = capacity.ClusterEstimate{Unread: err.Error()}
 			continue
 		}
 		members = append(members, propagation.Member{Name: name, Clients: clients})
@@ -320,7 +244,7 @@ func (r *replicaSchedulingPreferenceResource) estimates(ctx context.Context, m *
 	now := time.Now()
 	opts := propagation.Options{MaxParallel: r.data.settings.MaxParallelClusters, Timeout: r.data.settings.RequestTimeout}
 	for _, src := range propagation.ReadCapacity(ctx, members, workload, opts) {
-		out[src.Cluster] = estimateFrom(src, in, now)
+		out[src.Cluster] = capacity.EstimateOf(in, src.Nodes, src.Pods, src.WorkloadPods, src.Err, now)
 	}
 	return out
 }
@@ -360,12 +284,12 @@ func (r *replicaSchedulingPreferenceResource) noteCapacityAtRead(ctx context.Con
 		return capacityAtReadNote.Forget(ctx, private)
 	}
 	ready := r.probe(ctx, candidates, map[string]string{})
-	return capacityAtReadNote.Save(ctx, private, capacityNote{Inputs: in.fingerprint(), Clusters: r.estimates(ctx, state, in, ready, nil)})
+	return capacityAtReadNote.Save(ctx, private, capacity.Note{Inputs: in.Fingerprint(), Clusters: r.estimates(ctx, state, in, ready, nil)})
 }
 
 // capacityBounds turns the estimates into the planner's capacities, and
 // warns of the clusters left unbounded.
-func capacityBounds(id string, estimates map[string]clusterEstimate) (map[string]int64, []planWarning) {
+func capacityBounds(id string, estimates map[string]capacity.ClusterEstimate) (map[string]int64, []planWarning) {
 	bounds := map[string]int64{}
 	var warnings []planWarning
 	for _, name := range slices.Sorted(maps.Keys(estimates)) {
@@ -404,7 +328,7 @@ func cutByCapacity(in scheduling.Input, planned scheduling.Result) map[string]in
 
 // capacityWarnings say, for each cluster whose capacity cut its share, what
 // the estimate found.
-func capacityWarnings(id string, cut map[string]int64, estimates map[string]clusterEstimate) []planWarning {
+func capacityWarnings(id string, cut map[string]int64, estimates map[string]capacity.ClusterEstimate) []planWarning {
 	var warnings []planWarning
 	for _, name := range slices.Sorted(maps.Keys(cut)) {
 		e := estimates[name]
@@ -452,7 +376,7 @@ func validateCapacity(ctx context.Context, config *replicaSchedulingPreferenceMo
 // plannedCapacityInputs are the estimate's inputs when the plan asks for
 // capacity = "auto", else nil. known is false when they are only known at
 // apply.
-func (m *replicaSchedulingPreferenceModel) plannedCapacityInputs(ctx context.Context, diags *diag.Diagnostics) (*capacityInputs, bool) {
+func (m *replicaSchedulingPreferenceModel) plannedCapacityInputs(ctx context.Context, diags *diag.Diagnostics) (*capacity.Inputs, bool) {
 	if m.Capacity.ValueString() != capacityAuto {
 		return nil, true
 	}
@@ -482,7 +406,7 @@ func (r *replicaSchedulingPreferenceResource) plannedFigures(ctx context.Context
 	if plan.Capacity.ValueString() == capacityAuto {
 		before, _, d1 := prior.capacityInputs(ctx)
 		after, _, d2 := plan.capacityInputs(ctx)
-		if d1.HasError() || d2.HasError() || before.fingerprint() != after.fingerprint() {
+		if d1.HasError() || d2.HasError() || before.Fingerprint() != after.Fingerprint() {
 			return figures
 		}
 	}

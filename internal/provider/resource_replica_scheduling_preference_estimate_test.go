@@ -95,12 +95,12 @@ func quantityOf(list corev1.ResourceList, name corev1.ResourceName) string {
 }
 
 func TestCapacityFingerprint(t *testing.T) {
-	base := func() capacityInputs {
+	base := func() capacity.Inputs {
 		replica, _, err := replicaOf(deploymentTemplate, true, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return capacityInputs{Replica: replica, After: time.Minute, Target: "FederatedDeployment shop/web"}
+		return capacity.Inputs{Replica: replica, After: time.Minute, Target: "FederatedDeployment shop/web"}
 	}
 	reformatted, _, err := replicaOf(`{"spec":{"template":{"spec":{"nodeSelector":{"disk":"ssd"},`+
 		`"tolerations":[{"key":"dedicated","operator":"Exists","effect":"NoSchedule"}],`+
@@ -110,42 +110,42 @@ func TestCapacityFingerprint(t *testing.T) {
 	}
 	same := base()
 	same.Replica = reformatted
-	if base().fingerprint() != same.fingerprint() {
+	if base().Fingerprint() != same.Fingerprint() {
 		t.Error("the same requests written another way (JSON, 0.5 for 500m, no image) changed the fingerprint")
 	}
-	for name, change := range map[string]func(*capacityInputs){
-		"other requests":   func(in *capacityInputs) { in.Replica.Requests[corev1.ResourceCPU] = resource.MustParse("1") },
-		"another wait":     func(in *capacityInputs) { in.After = time.Second },
-		"another target":   func(in *capacityInputs) { in.Target = "FederatedDeployment shop/api" },
-		"no node selector": func(in *capacityInputs) { in.Replica.NodeSelector = nil },
+	for name, change := range map[string]func(*capacity.Inputs){
+		"other requests":   func(in *capacity.Inputs) { in.Replica.Requests[corev1.ResourceCPU] = resource.MustParse("1") },
+		"another wait":     func(in *capacity.Inputs) { in.After = time.Second },
+		"another target":   func(in *capacity.Inputs) { in.Target = "FederatedDeployment shop/api" },
+		"no node selector": func(in *capacity.Inputs) { in.Replica.NodeSelector = nil },
 	} {
 		changed := base()
 		change(&changed)
-		if changed.fingerprint() == base().fingerprint() {
+		if changed.Fingerprint() == base().Fingerprint() {
 			t.Errorf("%s: the fingerprint did not change", name)
 		}
 	}
 }
 
 func TestRecordedFor(t *testing.T) {
-	note := &capacityNote{Inputs: "abc", Clusters: map[string]clusterEstimate{
+	note := &capacity.Note{Inputs: "abc", Clusters: map[string]capacity.ClusterEstimate{
 		"berlin": {Replicas: 2}, "new-york": {Unread: "forbidden"},
 	}}
 	for _, tc := range []struct {
 		name        string
-		note        *capacityNote
+		note        *capacity.Note
 		fingerprint string
 		wantKnown   []string
 		wantRead    []string
 	}{
 		{name: "no record: every cluster is read", fingerprint: "abc", wantRead: []string{"berlin", "new-york", "tokyo"}},
 		{name: "a record for other inputs is not used", note: note, fingerprint: "other", wantRead: []string{"berlin", "new-york", "tokyo"}},
-		{name: "an empty fingerprint matches nothing", note: &capacityNote{Clusters: note.Clusters}, wantRead: []string{"berlin", "new-york", "tokyo"}},
+		{name: "an empty fingerprint matches nothing", note: &capacity.Note{Clusters: note.Clusters}, wantRead: []string{"berlin", "new-york", "tokyo"}},
 		{name: "recorded clusters, unread ones included, come from the record", note: note, fingerprint: "abc",
 			wantKnown: []string{"berlin", "new-york"}, wantRead: []string{"tokyo"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			known, toRead := recordedFor(tc.note, tc.fingerprint, []string{"berlin", "new-york", "tokyo"})
+			known, toRead := capacity.RecordedFor(tc.note, tc.fingerprint, []string{"berlin", "new-york", "tokyo"})
 			if got := sortedKeys(known); !slices.Equal(got, tc.wantKnown) {
 				t.Errorf("from the record %v, want %v", got, tc.wantKnown)
 			}
@@ -159,7 +159,7 @@ func TestRecordedFor(t *testing.T) {
 func TestEstimateFrom(t *testing.T) {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	oneCPU := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
-	in := capacityInputs{Replica: capacity.Replica{Requests: oneCPU}, After: 30 * time.Second}
+	in := capacity.Inputs{Replica: capacity.Replica{Requests: oneCPU}, After: 30 * time.Second}
 	node := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: corev1.NodeStatus{
 		Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourcePods: resource.MustParse("110")},
 		Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
@@ -193,7 +193,7 @@ func TestEstimateFrom(t *testing.T) {
 			src: propagation.CapacitySource{Err: errors.New(`listing nodes on cluster "berlin": forbidden`)}, unread: "forbidden"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := estimateFrom(tc.src, in, now)
+			got := capacity.EstimateOf(in, tc.src.Nodes, tc.src.Pods, tc.src.WorkloadPods, tc.src.Err, now)
 			if tc.unread != "" {
 				if !strings.Contains(got.Unread, tc.unread) {
 					t.Errorf("unread %q, want it to say %q", got.Unread, tc.unread)
@@ -208,7 +208,7 @@ func TestEstimateFrom(t *testing.T) {
 }
 
 func TestCapacityBoundsLeaveUnreadClustersUnbounded(t *testing.T) {
-	bounds, warnings := capacityBounds("shop/web", map[string]clusterEstimate{
+	bounds, warnings := capacityBounds("shop/web", map[string]capacity.ClusterEstimate{
 		"berlin": {Replicas: 2}, "tokyo": {Unread: "forbidden: nodes"}, "sydney": {Replicas: 0},
 	})
 	if want := map[string]int64{"berlin": 2, "sydney": 0}; !maps.Equal(bounds, want) {

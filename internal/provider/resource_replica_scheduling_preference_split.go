@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/capacity"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
@@ -43,7 +44,7 @@ type planWarning struct {
 // run: the clusters registered then, and the capacity it estimated.
 type priorRead struct {
 	seen     map[string]bool
-	capacity *capacityNote
+	capacity *capacity.Note
 }
 
 func readNotes(ctx context.Context, private privateData, diags *diag.Diagnostics) priorRead {
@@ -143,7 +144,7 @@ func plannerErrorPath(err error) path.Path {
 // A planner error is an *scheduling.InputError; any other error means the
 // split cannot be known before apply.
 func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *replicaSchedulingPreferenceModel,
-	in scheduling.Input, capInputs *capacityInputs, prior priorRead, planning bool) (splitResult, []planWarning, error) {
+	in scheduling.Input, capInputs *capacity.Inputs, prior priorRead, planning bool) (splitResult, []planWarning, error) {
 	result := splitResult{replicas: map[string]int64{}, excluded: map[string]string{}, estimated: map[string]int64{}}
 	if !r.data.hostKnown() {
 		return result, nil, errors.New("the host cluster is not known yet")
@@ -183,7 +184,7 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	if !in.Rebalance {
 		in.Current, warnings = r.currentReplicas(ctx, m, ready, warnings)
 	}
-	var estimates map[string]clusterEstimate
+	var estimates map[string]capacity.ClusterEstimate
 	if capInputs != nil {
 		estimates = r.estimates(ctx, m, *capInputs, ready, prior.capacity)
 		var unbounded []planWarning
