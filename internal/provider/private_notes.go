@@ -18,7 +18,7 @@ import (
 // | key                | value (JSON)                     | written by                                  | read by                                | forgotten by                 | hand-over               |
 // |--------------------|----------------------------------|---------------------------------------------|----------------------------------------|------------------------------|-------------------------|
 // | registered_at_read | array of the registered clusters | Read of object, preference                  | ModifyPlan                             | Create, Update               | read→plan               |
-// | capacity_at_read   | capacityNote                     | Read of preference (auto)                   | ModifyPlan                             | Create, Update; other Reads  | read→plan               |
+// | capacity_at_read   | capacity.Note                    | Read of preference (auto)                   | ModifyPlan                             | Create, Update; other Reads  | read→plan               |
 // | planned_from_state | string: the resource's run key   | ModifyPlan from a prior state               | ModifyPlan of a create                 | Create, Update               | plan→plan               |
 // | replacement        | replacement                      | ModifyPlan of a create                      | Delete                                 | Create, Update               | plan→apply              |
 // | token_wo           | boolean                          | Create without join, Update                 | Read                                   | none: each apply rewrites it | apply→read              |
