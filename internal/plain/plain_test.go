@@ -22,8 +22,8 @@ func TestReaders(t *testing.T) {
 		wantErr string
 	}{
 		{name: "an object with a typo names the attribute and the known ones",
-			read: func() (any, error) { return Object(map[string]any{"nmae": "x"}, "cluster", "name", "labels") },
-			wantErr: `cluster has no attribute "nmae" (it has: [name labels])`},
+			read:    func() (any, error) { return Object(map[string]any{"nom": "x"}, "cluster", "name", "labels") },
+			wantErr: `cluster has no attribute "nom" (it has: [name labels])`},
 		{name: "a missing object is empty",
 			read: func() (any, error) { return Object(nil, "options") }, want: map[string]any{}},
 		{name: "a list where an object belongs",
@@ -64,7 +64,7 @@ func TestOverrideRules(t *testing.T) {
 			map[string]any{"op": "add", "path": "/data/CURRENCY", "value": `"EUR"`},
 		}},
 		map[string]any{"cluster_selector": map[string]any{
-			"match_labels": map[string]any{"region": "us"},
+			"match_labels":      map[string]any{"region": "us"},
 			"match_expressions": []any{map[string]any{"key": "env", "operator": "In", "values": []any{"prod"}}},
 		}, "patches": []any{map[string]any{"path": "/spec/replicas", "value": "5"}}},
 	}

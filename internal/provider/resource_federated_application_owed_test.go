@@ -181,7 +181,7 @@ func checkHostRecordGone(t *testing.T, gvr schema.GroupVersionResource, namespac
 	return func(*terraform.State) error {
 		_, err := newHostClients(t).dynamic.Resource(gvr).Namespace(namespace).Get(context.Background(), name, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("the host's record %s %s/%s should be gone, got %v", gvr.Resource, namespace, name, err)
+			return fmt.Errorf("the host's record %s %s/%s should be gone, got %w", gvr.Resource, namespace, name, err)
 		}
 		return nil
 	}
