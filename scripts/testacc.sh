@@ -19,8 +19,8 @@ terraform=$(scripts/tool.sh terraform)
 go build -o bin/kubefed-lab ./cmd/kubefed-lab
 # Tests that run the CLI as a child process use this build of the provider,
 # a test build: only it honours the hook that cuts a create off on purpose.
-go build -tags kubefedtest -o bin/terraform-provider-kubefed-test .
-export KUBEFED_PROVIDER_BINARY=$root/bin/terraform-provider-kubefed-test
+go build -tags kubefedtest -o bin/test/terraform-provider-kubefed .
+export KUBEFED_PROVIDER_BINARY=$root/bin/test/terraform-provider-kubefed
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 if [ ! -d "$lab_dir" ]; then
   trap 'bin/kubefed-lab -dir "$lab_dir" down' EXIT
