@@ -17,10 +17,8 @@ import (
 // clusters, the members' shared clients and the provider's settings. The
 // provider builds one per resource call from what it shares across the run.
 type Env struct {
-	// Registry is the host's registry; BootstrappedRegistry the same once
-	// the host holds the federation's namespace and CRDs, for writes.
-	Registry             func(context.Context) (*registry.Registry, error)
-	BootstrappedRegistry func(context.Context) (*registry.Registry, error)
+	// Registry is the host's registry.
+	Registry func(context.Context) (*registry.Registry, error)
 	// Snapshot is the run's view of the registered clusters.
 	Snapshot func(context.Context) (*runstate.Snapshot, error)
 	// Type is the enabled type called name, as this run sees it.

@@ -47,11 +47,9 @@ func (c *hostNamespaceCheck) removeIfEmpty(ctx context.Context, e *Env, reg *reg
 		if held, err := reg.StillHeld(ctx, c.namespace, c.found); held && err == nil {
 			return
 		}
-		removed, err := reg.RemoveCreatedNamespace(ctx, c.namespace)
-		e.reportCreatedNamespace(ctx, c.namespace, removed, err, problems)
+		problems.Append(e.RemoveCreatedNamespace(ctx, reg, c.namespace)...)
 	case c.err != nil:
-		removed, err := reg.RemoveCreatedNamespace(ctx, c.namespace)
-		e.reportCreatedNamespace(ctx, c.namespace, removed, err, problems)
+		problems.Append(e.RemoveCreatedNamespace(ctx, reg, c.namespace)...)
 	}
 }
 

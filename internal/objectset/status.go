@@ -34,9 +34,9 @@ func (s Status) Ready() bool {
 	return ready
 }
 
-// ReadStatus reads the host's record of the object of type typeName, and
+// ObjectStatus reads the host's record of the object of type typeName, and
 // the object from each cluster the record names.
-func (e *Env) ReadStatus(ctx context.Context, typeName, namespace, name string) (Status, error) {
+func (e *Env) ObjectStatus(ctx context.Context, typeName, namespace, name string) (Status, error) {
 	reg, err := e.Registry(ctx)
 	if err != nil {
 		return Status{}, err

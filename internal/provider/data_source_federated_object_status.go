@@ -82,7 +82,7 @@ func (d *federatedObjectStatusDataSource) Read(ctx context.Context, req datasour
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	status, err := d.data.objects().ReadStatus(ctx, m.Type.ValueString(), m.Namespace.ValueString(), m.Name.ValueString())
+	status, err := d.data.objects().ObjectStatus(ctx, m.Type.ValueString(), m.Namespace.ValueString(), m.Name.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot read the federated object", err.Error())
 		return

@@ -15,9 +15,8 @@ import (
 // settings, for the two resources that federate objects.
 func (d *providerData) objects() *objectset.Env {
 	return &objectset.Env{
-		Registry:             d.registry,
-		BootstrappedRegistry: d.bootstrappedRegistry,
-		Snapshot:             d.snapshot,
+		Registry: d.registry,
+		Snapshot: d.snapshot,
 		Type: func(ctx context.Context, name string) (*registry.FederatedType, error) {
 			reg, err := d.registry(ctx)
 			if err != nil {
