@@ -55,6 +55,8 @@ type setApply struct {
 	records  map[string]reconcile.Record
 	seen     map[string]map[string]map[string]any
 	outcomes map[string]map[string]reconcile.Outcome
+	// holding is the set with the objects that left it and clusters hold.
+	holding *Set
 }
 
 func newSetApply(env *Env, in ApplyInput) *setApply {
@@ -87,7 +89,17 @@ func (e *Env) Apply(ctx context.Context, in ApplyInput) ApplyResult {
 		a.rollBack(ctx, order.Stages[res.Halted], res.Failed, res.Halted < len(order.Stages)-1, &problems)
 	}
 	unwritten := a.record(ctx, specs, &problems)
+	a.keepStuck()
 	return ApplyResult{Keys: a.keys, Records: a.records, Seen: a.seen, Unwritten: unwritten, Problems: problems}
+}
+
+// keepStuck records the objects the apply could not work on as the state
+// had them: their removal is still owed.
+func (a *setApply) keepStuck() {
+	for _, key := range Stuck(a.holding, a.in.Held) {
+		a.keys = append(a.keys, key)
+		a.records[key] = reconcile.Record{Held: maps.Clone(a.in.Held[key]), Status: maps.Clone(a.in.PriorStatus[key])}
+	}
 }
 
 // diff works out each object's operations: the plan's objects, then those
@@ -95,6 +107,7 @@ func (e *Env) Apply(ctx context.Context, in ApplyInput) ApplyResult {
 func (a *setApply) diff(ctx context.Context, problems *Problems) {
 	holding, p := a.env.Holding(ctx, a.in.Set, a.in.Prior, a.in.Held)
 	problems.Append(p...)
+	a.holding = holding
 	for _, o := range holding.Objects {
 		key := o.Key.String()
 		if a.in.Set.Get(key) != nil {
@@ -236,6 +249,7 @@ func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, late
 func (a *setApply) takeRolledBack(key string, back reconcile.Record, clusters []string) []string {
 	var failures []string
 	rec := a.records[key]
+	secrets := append(a.in.Set.Secrets(), a.in.Prior.Secrets()...)
 	for _, c := range clusters {
 		delete(rec.Held, c)
 		if text, ok := back.Held[c]; ok {
@@ -245,7 +259,7 @@ func (a *setApply) takeRolledBack(key string, back reconcile.Record, clusters []
 			failures = append(failures, fmt.Sprintf("%s on cluster %q: %s", a.objects[key].Key.Object(), c, s.Message))
 		} else if s, ok := rec.Status[c]; ok {
 			s = RolledBackStatus(s, a.outcomes[key][c])
-			s.Message = Redact(s.Message, append(a.in.Set.Secrets(), a.in.Prior.Secrets()...))
+			s.Message = Redact(s.Message, secrets)
 			rec.Status[c] = s
 		}
 	}

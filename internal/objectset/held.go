@@ -88,3 +88,16 @@ func (e *Env) Holding(ctx context.Context, set, prior *Set, held map[string]map[
 	}
 	return NewSet(objects, set.Strategy, set.Shared), problems
 }
+
+// Stuck are the keys held says clusters hold that holding does not name:
+// objects that cannot be worked on (their type is no longer enabled). They
+// stay where the state says they are, so that nothing owed is forgotten.
+func Stuck(holding *Set, held map[string]map[string]string) []string {
+	var out []string
+	for _, key := range heldKeys(held) {
+		if len(held[key]) > 0 && !holding.Names(key) {
+			out = append(out, key)
+		}
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
@@ -85,5 +86,34 @@ func TestHolding_aTypeNoLongerEnabled(t *testing.T) {
 	holding, problems := e.Holding(context.Background(), set, nil, map[string]map[string]string{"batch/v1/Job/shop/migrate": {"berlin": "{}"}})
 	if len(holding.Objects) != 0 || !problems.HasError() || !strings.Contains(problems[0].Detail, "Enable the type again") {
 		t.Fatalf("holding %v, problems %v", holding.Keys(), problems)
+	}
+}
+
+// Stuck names what clusters hold that the set cannot work on, so that an
+// apply or a refresh keeps it in the state.
+func TestStuck(t *testing.T) {
+	e := typesEnv()
+	held := map[string]map[string]string{
+		"batch/v1/Job/shop/migrate":  {"berlin": "{}"},
+		"/v1/ConfigMap/shop/config":  {"berlin": "{}"},
+		"batch/v1/Job/shop/finished": {},
+	}
+	holding, _ := e.Holding(context.Background(), NewSet(nil, Strategy{}, Spec{}), nil, held)
+	if got := Stuck(holding, held); !slices.Equal(got, []string{"batch/v1/Job/shop/migrate"}) {
+		t.Fatalf("Stuck = %v", got)
+	}
+}
+
+// An apply that cannot work on an object clusters hold keeps it in its
+// result as the state had it, with an error: the removal stays owed.
+func TestApplyKeepsWhatItCannotWorkOn(t *testing.T) {
+	e := typesEnv()
+	held := map[string]map[string]string{"batch/v1/Job/shop/migrate": {"berlin": `{"kind":"Job"}`}}
+	status := map[string]map[string]reconcile.Status{"batch/v1/Job/shop/migrate": {"berlin": {Status: reconcile.StatusOK}}}
+	res := e.Apply(context.Background(), ApplyInput{Set: NewSet(nil, Strategy{}, Spec{}), Held: held, PriorStatus: status})
+	rec := res.Records["batch/v1/Job/shop/migrate"]
+	if !slices.Contains(res.Keys, "batch/v1/Job/shop/migrate") || rec.Held["berlin"] != `{"kind":"Job"}` ||
+		rec.Status["berlin"].Status != reconcile.StatusOK || !res.Problems.HasError() {
+		t.Fatalf("keys %v, record %+v, problems %v", res.Keys, rec, res.Problems)
 	}
 }

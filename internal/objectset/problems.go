@@ -157,15 +157,15 @@ func Redact(text string, values []string) string {
 	return text
 }
 
-// Redact takes the values out of every problem's summary and detail: what
-// a member's API server says about a Secret may quote it.
-func (ps Problems) Redact(values []string) {
-	if len(values) == 0 {
-		return
+// AsWarnings is ps with every error made a warning: for what an operation
+// can leave to a later one, such as a refresh that keeps an object it
+// cannot read.
+func (ps Problems) AsWarnings() Problems {
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Severity = Warning
 	}
-	for i := range ps {
-		ps[i].Summary, ps[i].Detail = Redact(ps[i].Summary, values), Redact(ps[i].Detail, values)
-	}
+	return out
 }
 
 func quoted(names []string) []string {

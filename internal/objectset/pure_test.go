@@ -44,9 +44,8 @@ func TestProblems(t *testing.T) {
 	if ps.ErrorsCount() != 2 {
 		t.Fatalf("ErrorsCount = %d", ps.ErrorsCount())
 	}
-	ps.Redact([]string{"hunter22"})
-	if ps[0].Detail != "warned about (sensitive value)" || ps[1].Detail != "the value (sensitive value) is wrong" {
-		t.Errorf("redacted: %q, %q", ps[0].Detail, ps[1].Detail)
+	if warned := ps.AsWarnings(); warned.HasError() || !ps.HasError() || warned[1].At.String() != "template" {
+		t.Errorf("AsWarnings: %v, leaving %v", warned, ps)
 	}
 }
 

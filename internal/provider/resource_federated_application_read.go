@@ -82,9 +82,13 @@ func (r *federatedApplicationResource) readSetMembers(ctx context.Context, env *
 	// Objects that left the set stay in the state while clusters hold them:
 	// their removal is owed, and a refresh must not forget it.
 	holding, problems := env.Holding(ctx, set.Set, nil, held)
+	addProblems(&diags, problems.AsWarnings(), nil)
+	priorHealth := healthByObject(m)
+	views, problems := env.ReadSet(ctx, holding, snapshot, held, priorHealth)
 	addProblems(&diags, problems, nil)
-	views, problems := env.ReadSet(ctx, holding, snapshot, held, healthByObject(m))
-	addProblems(&diags, problems, nil)
+	for _, key := range objectset.Stuck(holding, held) {
+		views[key] = objectset.MemberView{Held: held[key], Health: priorHealth[key]}
+	}
 	priorStatus := statusByObject(m)
 	now := map[string]map[string]string{}
 	status, health := map[string]map[string]attr.Value{}, map[string]map[string]attr.Value{}
@@ -223,7 +227,7 @@ func (r *federatedApplicationResource) Delete(ctx context.Context, req resource.
 	defer redactDiagnostics(&resp.Diagnostics, set.Secrets())
 	held := heldByObject(&state)
 	holding, problems := env.Holding(ctx, set.Set, nil, held)
-	addProblems(&resp.Diagnostics, problems, nil)
+	addProblems(&resp.Diagnostics, problems.AsWarnings(), nil)
 	addProblems(&resp.Diagnostics, env.Remove(ctx, objectset.RemoveInput{Set: holding, Snapshot: snapshot, Held: held,
 		Application: state.Name.ValueString()}), nil)
 }
