@@ -57,6 +57,9 @@ type setApply struct {
 	outcomes map[string]map[string]reconcile.Outcome
 	// holding is the set with the objects that left it and clusters hold.
 	holding *Set
+	// rollingBack is set for the apply that rolls a failed stage back: an
+	// object it adopted is given back whatever the deletion policy.
+	rollingBack bool
 }
 
 func newSetApply(env *Env, in ApplyInput) *setApply {
@@ -170,7 +173,8 @@ func (a *setApply) items() []propagation.Item {
 		o := a.objects[key]
 		items[i] = propagation.Item{
 			Ops:    a.ops[key],
-			Writer: memberWriter{env: a.env, o: o, snapshot: a.in.Snapshot, want: a.inputs[key].Want},
+			Writer: memberWriter{env: a.env, o: o, snapshot: a.in.Snapshot, want: a.inputs[key].Want, held: a.inputs[key].Held,
+				giveBackAdopted: a.rollingBack || !o.DeleteAdopted},
 			Tier:   federation.Tier(o.Key),
 		}
 		if o.Waiter.Needed() {
@@ -191,6 +195,7 @@ func (a *setApply) fold(key string, outcomes []propagation.Outcome, problems *Pr
 		warnSkipped(o, out.Op, problems)
 		addServerWarnings(problems, o.Target, out.Cluster, out.Answer)
 		addReclaimWarning(problems, o.Target, out.Cluster, out.Answer, "The apply set")
+		addKeptWarning(problems, o.Target, out.Cluster, out.Answer)
 		if out.Seen != nil {
 			seen[out.Cluster] = out.Seen
 		}
@@ -209,6 +214,7 @@ func (a *setApply) fold(key string, outcomes []propagation.Outcome, problems *Pr
 // is removed whatever the deletion policy: it never was the user's.
 func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, later bool, problems *Problems) {
 	back := newSetApply(a.env, a.in)
+	back.rollingBack = true
 	for _, key := range a.keys {
 		o := a.objects[key]
 		if was := a.in.Prior.Get(key); was != nil {
@@ -337,10 +343,13 @@ func reportFailures(o *Object, record reconcile.Record, problems *Problems) {
 // memberWriter writes the object to a member as the plan rendered it for
 // that cluster, or removes it from there.
 type memberWriter struct {
-	env      *Env
-	o        *Object
-	snapshot *runstate.Snapshot
-	want     map[string]string
+	env        *Env
+	o          *Object
+	snapshot   *runstate.Snapshot
+	want, held map[string]string
+	// giveBackAdopted gives an adopted object back on removal rather than
+	// deleting it.
+	giveBackAdopted bool
 }
 
 func (w memberWriter) Write(ctx context.Context, op reconcile.Operation) (propagation.Answer, error) {
@@ -350,7 +359,7 @@ func (w memberWriter) Write(ctx context.Context, op reconcile.Operation) (propag
 	}
 	opts := w.env.options(w.o.Force, 0)
 	if op.Action == reconcile.Remove {
-		return propagation.Answer{}, propagation.Remove(ctx, m, w.o.Target, op.Orphan, opts)
+		return w.env.removeFrom(ctx, m, w.o, removal{held: w.held[op.Cluster], orphan: op.Orphan, giveBackAdopted: w.giveBackAdopted}, opts)
 	}
 	payload, err := w.payload(ctx, m, op)
 	if err != nil {
