@@ -60,6 +60,8 @@ type setApply struct {
 	// rollingBack is set for the apply that rolls a failed stage back: an
 	// object it adopted is given back whatever the deletion policy.
 	rollingBack bool
+	// rolledBack is set once a failed stage was rolled back.
+	rolledBack bool
 }
 
 func newSetApply(env *Env, in ApplyInput) *setApply {
@@ -214,7 +216,7 @@ func (a *setApply) fold(key string, outcomes []propagation.Outcome, problems *Pr
 // is removed whatever the deletion policy: it never was the user's.
 func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, later bool, problems *Problems) {
 	back := newSetApply(a.env, a.in)
-	back.rollingBack = true
+	back.rollingBack, a.rolledBack = true, true
 	for _, key := range a.keys {
 		o := a.objects[key]
 		if was := a.in.Prior.Get(key); was != nil {
