@@ -84,18 +84,56 @@ func (e *Env) Apply(ctx context.Context, in ApplyInput) ApplyResult {
 	}
 	var problems Problems
 	a.diff(ctx, &problems)
+	if !a.intentsRecorded(specs, &problems) {
+		a.keepAll()
+		return ApplyResult{Keys: a.keys, Records: a.records, Seen: a.seen, Unwritten: map[string]bool{}, Problems: problems}
+	}
 	strategy := in.Set.Strategy
 	res := propagation.DispatchSet(ctx, a.items(), propagation.Rollout{Stages: order.Stages, Staged: strategy.Staged(),
 		MaxFailed: strategy.MaxFailed, Pause: strategy.Pause, MaxParallel: e.Settings.MaxParallelClusters})
 	for i, key := range a.keys {
 		a.fold(key, res.Outcomes[i], &problems)
 	}
+	exitAfterMemberWrites(in.Set.Objects)
 	if res.Halted >= 0 && strategy.OnFailure == OnFailureRollback {
 		a.rollBack(ctx, order.Stages[res.Halted], res.Failed, res.Halted < len(order.Stages)-1, &problems)
 	}
 	unwritten := a.record(ctx, specs, &problems)
 	a.keepStuck()
 	return ApplyResult{Keys: a.keys, Records: a.records, Seen: a.seen, Unwritten: unwritten, Problems: problems}
+}
+
+// intentsRecorded waits for the host records of the objects the apply
+// creates: each is written, marked as an unfinished create, before any
+// member is, so that a process killed between the member writes and the
+// end of the apply leaves nothing on a member that neither the state nor
+// the host knows (the next create of the same content completes it; an
+// application's destroy removes it). An update's spec is written while the
+// members are: its record exists already. A create whose record could not
+// be written stops the apply before any member write.
+func (a *setApply) intentsRecorded(specs map[string]func() error, problems *Problems) bool {
+	ok := true
+	for _, o := range a.in.Set.Objects {
+		key := o.Key.String()
+		if a.in.Prior.Get(key) != nil {
+			continue
+		}
+		if err := specs[key](); err != nil {
+			problems.AddError(fmt.Sprintf("Cannot record %s in the host", o.Target), err.Error()+
+				"\n\nNothing was written to any member: a create records its object in the host first. Apply again once "+
+				"the host accepts the write.")
+			ok = false
+		}
+	}
+	return ok
+}
+
+// keepAll records every object as the state had it: the apply wrote
+// nothing.
+func (a *setApply) keepAll() {
+	for _, key := range a.keys {
+		a.records[key] = reconcile.Record{Held: maps.Clone(a.in.Held[key]), Status: maps.Clone(a.in.PriorStatus[key])}
+	}
 }
 
 // keepStuck records the objects the apply could not work on as the state
