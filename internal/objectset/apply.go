@@ -57,6 +57,11 @@ type setApply struct {
 	outcomes map[string]map[string]reconcile.Outcome
 	// holding is the set with the objects that left it and clusters hold.
 	holding *Set
+	// rollingBack is set for the apply that rolls a failed stage back: an
+	// object it adopted is given back whatever the deletion policy.
+	rollingBack bool
+	// rolledBack is set once a failed stage was rolled back.
+	rolledBack bool
 }
 
 func newSetApply(env *Env, in ApplyInput) *setApply {
@@ -79,18 +84,56 @@ func (e *Env) Apply(ctx context.Context, in ApplyInput) ApplyResult {
 	}
 	var problems Problems
 	a.diff(ctx, &problems)
+	if !a.intentsRecorded(specs, &problems) {
+		a.keepAll()
+		return ApplyResult{Keys: a.keys, Records: a.records, Seen: a.seen, Unwritten: map[string]bool{}, Problems: problems}
+	}
 	strategy := in.Set.Strategy
 	res := propagation.DispatchSet(ctx, a.items(), propagation.Rollout{Stages: order.Stages, Staged: strategy.Staged(),
 		MaxFailed: strategy.MaxFailed, Pause: strategy.Pause, MaxParallel: e.Settings.MaxParallelClusters})
 	for i, key := range a.keys {
 		a.fold(key, res.Outcomes[i], &problems)
 	}
+	exitAfterMemberWrites(in.Set.Objects)
 	if res.Halted >= 0 && strategy.OnFailure == OnFailureRollback {
 		a.rollBack(ctx, order.Stages[res.Halted], res.Failed, res.Halted < len(order.Stages)-1, &problems)
 	}
 	unwritten := a.record(ctx, specs, &problems)
 	a.keepStuck()
 	return ApplyResult{Keys: a.keys, Records: a.records, Seen: a.seen, Unwritten: unwritten, Problems: problems}
+}
+
+// intentsRecorded waits for the host records of the objects the apply
+// creates: each is written, marked as an unfinished create, before any
+// member is, so that a process killed between the member writes and the
+// end of the apply leaves nothing on a member that neither the state nor
+// the host knows (the next create of the same content completes it; an
+// application's destroy removes it). An update's spec is written while the
+// members are: its record exists already. A create whose record could not
+// be written stops the apply before any member write.
+func (a *setApply) intentsRecorded(specs map[string]func() error, problems *Problems) bool {
+	ok := true
+	for _, o := range a.in.Set.Objects {
+		key := o.Key.String()
+		if a.in.Prior.Get(key) != nil {
+			continue
+		}
+		if err := specs[key](); err != nil {
+			problems.AddError(fmt.Sprintf("Cannot record %s in the host", o.Target), err.Error()+
+				"\n\nNothing was written to any member: a create records its object in the host first. Apply again once "+
+				"the host accepts the write.")
+			ok = false
+		}
+	}
+	return ok
+}
+
+// keepAll records every object as the state had it: the apply wrote
+// nothing.
+func (a *setApply) keepAll() {
+	for _, key := range a.keys {
+		a.records[key] = reconcile.Record{Held: maps.Clone(a.in.Held[key]), Status: maps.Clone(a.in.PriorStatus[key])}
+	}
 }
 
 // keepStuck records the objects the apply could not work on as the state
@@ -170,7 +213,8 @@ func (a *setApply) items() []propagation.Item {
 		o := a.objects[key]
 		items[i] = propagation.Item{
 			Ops:    a.ops[key],
-			Writer: memberWriter{env: a.env, o: o, snapshot: a.in.Snapshot, want: a.inputs[key].Want},
+			Writer: memberWriter{env: a.env, o: o, snapshot: a.in.Snapshot, want: a.inputs[key].Want, held: a.inputs[key].Held,
+				giveBackAdopted: a.rollingBack || !o.DeleteAdopted},
 			Tier:   federation.Tier(o.Key),
 		}
 		if o.Waiter.Needed() {
@@ -191,6 +235,7 @@ func (a *setApply) fold(key string, outcomes []propagation.Outcome, problems *Pr
 		warnSkipped(o, out.Op, problems)
 		addServerWarnings(problems, o.Target, out.Cluster, out.Answer)
 		addReclaimWarning(problems, o.Target, out.Cluster, out.Answer, "The apply set")
+		addKeptWarning(problems, o.Target, out.Cluster, out.Answer)
 		if out.Seen != nil {
 			seen[out.Cluster] = out.Seen
 		}
@@ -209,6 +254,7 @@ func (a *setApply) fold(key string, outcomes []propagation.Outcome, problems *Pr
 // is removed whatever the deletion policy: it never was the user's.
 func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, later bool, problems *Problems) {
 	back := newSetApply(a.env, a.in)
+	back.rollingBack, a.rolledBack = true, true
 	for _, key := range a.keys {
 		o := a.objects[key]
 		if was := a.in.Prior.Get(key); was != nil {
@@ -337,10 +383,13 @@ func reportFailures(o *Object, record reconcile.Record, problems *Problems) {
 // memberWriter writes the object to a member as the plan rendered it for
 // that cluster, or removes it from there.
 type memberWriter struct {
-	env      *Env
-	o        *Object
-	snapshot *runstate.Snapshot
-	want     map[string]string
+	env        *Env
+	o          *Object
+	snapshot   *runstate.Snapshot
+	want, held map[string]string
+	// giveBackAdopted gives an adopted object back on removal rather than
+	// deleting it.
+	giveBackAdopted bool
 }
 
 func (w memberWriter) Write(ctx context.Context, op reconcile.Operation) (propagation.Answer, error) {
@@ -350,7 +399,7 @@ func (w memberWriter) Write(ctx context.Context, op reconcile.Operation) (propag
 	}
 	opts := w.env.options(w.o.Force, 0)
 	if op.Action == reconcile.Remove {
-		return propagation.Answer{}, propagation.Remove(ctx, m, w.o.Target, op.Orphan, opts)
+		return w.env.removeFrom(ctx, m, w.o, removal{held: w.held[op.Cluster], orphan: op.Orphan, giveBackAdopted: w.giveBackAdopted}, opts)
 	}
 	payload, err := w.payload(ctx, m, op)
 	if err != nil {

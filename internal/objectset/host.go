@@ -37,7 +37,11 @@ func (a *setApply) record(ctx context.Context, specs map[string]func() error, pr
 		key := o.Key.String()
 		record := a.records[key]
 		a.env.observeTheRest(ctx, o, a.in.Snapshot, record, a.seen[key])
-		if !a.env.recordInHost(ctx, o, record, a.seen[key], a.in.Prior.Get(key) == nil, specs[key](), problems) {
+		specErr := specs[key]()
+		if back := a.rolledBackSpec(key); back != nil {
+			o, specErr = back, errSpecRolledBack
+		}
+		if !a.env.recordInHost(ctx, o, record, a.seen[key], a.in.Prior.Get(key) == nil, specErr, problems) {
 			mu.Lock()
 			unwritten[key] = true
 			mu.Unlock()
@@ -56,6 +60,25 @@ func (a *setApply) record(ctx context.Context, specs map[string]func() error, pr
 		a.env.RemoveRecords(ctx, []*Object{o}, problems)
 	}
 	return unwritten
+}
+
+// errSpecRolledBack has recordInHost write the spec again: the one written
+// while the members were is not what they hold after a rollback.
+var errSpecRolledBack = errors.New("the spec was rolled back")
+
+// rolledBackSpec is, after a rollback that left every cluster holding the
+// object as the state recorded it before the apply, the object as it was
+// then, whose spec the host record gets back: a KubeFed controller still
+// running beside the provider then does not push the failed version
+// again. Nil when there was no rollback, the object is new, or some
+// cluster holds the new version (an earlier stage that passed): the record
+// keeps the new spec then, which those clusters hold.
+func (a *setApply) rolledBackSpec(key string) *Object {
+	prior := a.in.Prior.Get(key)
+	if !a.rolledBack || prior == nil || !maps.Equal(a.records[key].Held, a.in.Held[key]) {
+		return nil
+	}
+	return prior
 }
 
 // startSpecWrite writes the Federated<Kind>'s spec, a create's with the

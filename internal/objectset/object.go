@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -13,6 +14,17 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
+)
+
+// The deletion policies: what a removal does with an object on a member.
+const (
+	// DeletionPolicyDelete deletes what the provider created and gives
+	// back what it adopted.
+	DeletionPolicyDelete = "Delete"
+	// DeletionPolicyOrphan leaves every object in place.
+	DeletionPolicyOrphan = "Orphan"
+	// DeletionPolicyDeleteAdopted deletes adopted objects too.
+	DeletionPolicyDeleteAdopted = "DeleteAdopted"
 )
 
 // Spec is one object's configuration in plain Go, as the resource gives it.
@@ -28,6 +40,12 @@ type Spec struct {
 	Replicas     map[string]int64
 	IgnoreFields []string
 	Orphan       bool
+	// Adopt consents to taking over an object that a cluster holds without
+	// the provider having written it; without it, the plan refuses.
+	Adopt bool
+	// DeleteAdopted deletes adopted objects on removal too, instead of
+	// giving them back.
+	DeleteAdopted bool
 	Force        bool
 	// Retain leaves spec.replicas to the members that hold the object.
 	Retain bool
@@ -133,12 +151,36 @@ func RunKey(id string) string { return "FederatedObject/" + id }
 // render renders the object for one cluster with its replica count; holds
 // says the cluster holds the object already, whose replicas are then the
 // member's with Retain.
-func (o *Object) render(cluster federation.Cluster, holds bool) (federation.Rendered, error) {
+func (o *Object) render(cluster federation.Cluster, holds, adopted bool) (federation.Rendered, error) {
 	opts := federation.RenderOptions{RetainReplicas: o.Retain && holds}
 	if n, ok := o.Replicas[cluster.Name]; ok && !o.ReplicasPlaceOnly {
 		opts.Replicas = &n
 	}
-	return o.renderer.RenderCluster(cluster, opts)
+	rendered, err := o.renderer.RenderCluster(cluster, opts)
+	if err != nil || !adopted {
+		return rendered, err
+	}
+	return markAdopted(rendered)
+}
+
+// markAdopted marks both forms of a rendered object adopted.
+func markAdopted(r federation.Rendered) (federation.Rendered, error) {
+	display, err := federation.MarkAdopted([]byte(r.Display))
+	if err != nil {
+		return r, err
+	}
+	object, err := federation.MarkAdopted(r.Object)
+	if err != nil {
+		return r, err
+	}
+	r.Display, r.Object = string(display), object
+	return r, nil
+}
+
+// heldAdopted reports whether what the state says a cluster holds is an
+// object the provider adopted there.
+func heldAdopted(held string) bool {
+	return strings.Contains(held, federation.AdoptedAnnotation) && federation.IsAdopted(held)
 }
 
 // payload is the object to send to a cluster: the planned JSON itself, or,
@@ -148,7 +190,7 @@ func (o *Object) payload(cluster federation.Cluster, display string, holds bool)
 	if o.Identity.Kind != "Secret" {
 		return []byte(display), nil
 	}
-	rendered, err := o.render(cluster, holds)
+	rendered, err := o.render(cluster, holds, heldAdopted(display))
 	if err == nil && rendered.Display == display {
 		return rendered.Object, nil
 	}

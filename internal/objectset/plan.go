@@ -231,8 +231,8 @@ func (e *Env) renderPlaced(ctx context.Context, o *Object, view candidates, plac
 				continue
 			}
 		}
-		_, holds := prior[name]
-		rendered, err := o.render(federation.Cluster{Name: name, Labels: c.Labels}, holds)
+		was, holds := prior[name]
+		rendered, err := o.render(federation.Cluster{Name: name, Labels: c.Labels}, holds, heldAdopted(was))
 		if err != nil {
 			AddRenderError(problems, o.TemplateAt, err)
 			return out
@@ -316,68 +316,109 @@ func warnLate(o *Object, view candidates, problems *Problems) {
 }
 
 // CheckMembers asks each member that gets a changed object whether it
-// already holds one, for a create (it is adopted, as KubeFed adopts it),
-// and whether it accepts it, with a server-side dry run.
+// accepts it, with a server-side dry run, and each cluster the object is
+// new to whether it holds one already: one the provider did not write is
+// adopted with the configuration's consent (adopt), and refused without.
+// An adopted cluster's rendered object is marked so (out is changed).
 func (e *Env) CheckMembers(ctx context.Context, o *Object, snapshot *runstate.Snapshot, out Planned,
-	prior map[string]string, force, creating bool) Problems {
+	prior map[string]string, force bool) Problems {
 	var problems Problems
 	dryRun := e.Settings.DryRun
 	members := map[string]propagation.Member{}
+	fresh := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(out.objects)) {
 		if prior[name] == out.Rendered[name] {
 			continue
+		}
+		if _, held := prior[name]; !held {
+			fresh[name] = true
 		}
 		if m, err := e.Member(snapshot, name); err == nil {
 			members[name] = m
 		}
 	}
-	if !dryRun && !creating {
+	if !dryRun && len(fresh) == 0 {
 		return problems
 	}
 	opts := e.options(force, e.Settings.RequestTimeout)
-	results := propagation.FanOut(ctx, slices.Sorted(maps.Keys(members)), opts, func(ctx context.Context, cluster string) (propagation.Answer, error) {
-		return checkMember(ctx, members[cluster], o.Target, out.objects[cluster], opts, creating, dryRun)
+	results := propagation.FanOut(ctx, slices.Sorted(maps.Keys(members)), opts, func(ctx context.Context, cluster string) (memberCheck, error) {
+		return checkMember(ctx, members[cluster], o.Target, out.objects[cluster], opts, fresh[cluster], dryRun)
 	})
 	for _, res := range results {
-		addServerWarnings(&problems, o.Target, res.Cluster, res.Value)
-		addReclaimWarning(&problems, o.Target, res.Cluster, res.Value, "The apply sets")
-		if creating && res.Value.Found {
-			problems.AddWarning(fmt.Sprintf("Cluster %q already holds %s", res.Cluster, o.Target),
-				fmt.Sprintf("%s exists on cluster %q without a record in the host. The apply adopts it, as KubeFed does: it takes over "+
-					"the fields the template sets and leaves the others alone, and destroying this resource deletes it there.",
-					o.Target, res.Cluster))
+		addServerWarnings(&problems, o.Target, res.Cluster, res.Value.Answer)
+		addReclaimWarning(&problems, o.Target, res.Cluster, res.Value.Answer, "The apply sets")
+		if res.Value.foreign {
+			adoptOrRefuse(o, out, res.Cluster, &problems)
 		}
 		if res.Err != nil {
-			addDryRunError(&problems, o, res)
+			addDryRunError(&problems, o, propagation.Result[propagation.Answer]{Cluster: res.Cluster, Err: res.Err})
 		}
 	}
 	return problems
 }
 
-// checkMember asks one member whether it accepts the object (a dry run)
-// and, for a create, whether it holds the object already: the dry run's
-// answer says so, and only a member that refuses the dry run, or a plan
-// without dry runs, is asked by name.
-func checkMember(ctx context.Context, m propagation.Member, o propagation.Object, rendered []byte, opts propagation.Options,
-	creating, dryRun bool) (propagation.Answer, error) {
-	if !dryRun {
-		return existing(ctx, m, o)
-	}
-	res, err := propagation.DryRun(ctx, m, o, rendered, opts)
-	if creating && err != nil {
-		found, ferr := existing(ctx, m, o)
-		if ferr != nil {
-			return found, ferr
-		}
-		res.Found = found.Found
-	}
-	return res, err
+// memberCheck is what a plan learns of one member: its answer to the dry
+// run, and whether it holds the object without the provider having written
+// it.
+type memberCheck struct {
+	propagation.Answer
+	foreign bool
 }
 
-// existing reads whether the member holds the object.
-func existing(ctx context.Context, m propagation.Member, o propagation.Object) (propagation.Answer, error) {
-	_, found, err := propagation.Get(ctx, m, o)
-	return propagation.Answer{Found: found}, err
+// checkMember asks one member whether it accepts the object (a dry run)
+// and, for a cluster the object is new to, whose the object it holds
+// already is: the dry run's answer says whether there is one, and only
+// then, or when there is no dry run, is the object read.
+func checkMember(ctx context.Context, m propagation.Member, o propagation.Object, rendered []byte, opts propagation.Options,
+	fresh, dryRun bool) (memberCheck, error) {
+	var check memberCheck
+	var err error
+	if dryRun {
+		check.Answer, err = propagation.DryRun(ctx, m, o, rendered, opts)
+		if !fresh || (err == nil && !check.Found) {
+			return check, err
+		}
+	}
+	live, found, gerr := propagation.Get(ctx, m, o)
+	if gerr != nil {
+		return check, gerr
+	}
+	check.Found = found
+	check.foreign = found && federation.OwnershipOf(live, opts.FieldManager) == federation.Foreign
+	return check, err
+}
+
+// adoptOrRefuse handles an object a cluster holds that the provider did not
+// write: with adopt, the plan marks it adopted there; without, it refuses.
+func adoptOrRefuse(o *Object, out Planned, cluster string, problems *Problems) {
+	if !o.Adopt {
+		problems.AddAttributeError(Root("adopt"), fmt.Sprintf("Cluster %q already holds %s", cluster, o.Target),
+			fmt.Sprintf("%s exists on cluster %q, and this provider did not create it: someone or something else manages it. "+
+				"Applying would take it over and a destroy would delete it, so the plan stops here. To take it over, set "+
+				"adopt = true: the apply then writes the fields the template sets, and a destroy or a placement that leaves "+
+				"the cluster gives the object back instead of deleting it. Otherwise delete it on the cluster, or leave cluster "+
+				"%q out of the placement.", o.Target, cluster, cluster))
+		return
+	}
+	if err := out.adopt(cluster); err != nil {
+		problems.AddAttributeError(Root("adopt"), fmt.Sprintf("Cannot adopt %s on cluster %q", o.Target, cluster), err.Error())
+		return
+	}
+	problems.AddWarning(fmt.Sprintf("Cluster %q already holds %s: adopted", cluster, o.Target),
+		fmt.Sprintf("%s exists on cluster %q without this provider having created it, and adopt = true takes it over: the apply "+
+			"writes the fields the template sets and marks it %s. A destroy, or a placement that leaves the cluster, gives it "+
+			"back (the mark, the managed label and the provider's fields taken off, the object left in place) unless "+
+			"deletion_policy = %q.", o.Target, cluster, federation.AdoptedAnnotation, DeletionPolicyDeleteAdopted))
+}
+
+// adopt marks the object rendered for cluster adopted.
+func (p Planned) adopt(cluster string) error {
+	marked, err := markAdopted(federation.Rendered{Display: p.Rendered[cluster], Object: p.objects[cluster]})
+	if err != nil {
+		return err
+	}
+	p.Rendered[cluster], p.objects[cluster] = marked.Display, marked.Object
+	return nil
 }
 
 // addDryRunError reports a dry run's failure: an error when the member

@@ -104,8 +104,7 @@ func (e *Env) CheckSet(ctx context.Context, set *Set, snapshot *runstate.Snapsho
 				delete(checked.objects, cluster)
 			}
 		}
-		_, known := held[o.Key.String()]
-		problems := e.CheckMembers(ctx, o, snapshot, checked, held[o.Key.String()], force, !known)
+		problems := e.CheckMembers(ctx, o, snapshot, checked, held[o.Key.String()], force)
 		mu.Lock()
 		defer mu.Unlock()
 		out[o.Key.String()] = problems

@@ -87,9 +87,12 @@ func (e *Env) removeFromMembers(ctx context.Context, o *Object, snapshot *runsta
 		members[cluster] = m
 	}
 	opts := e.options(false, 0)
-	results := propagation.FanOut(ctx, slices.Sorted(maps.Keys(members)), opts, func(ctx context.Context, cluster string) (struct{}, error) {
-		return struct{}{}, propagation.Remove(ctx, members[cluster], o.Target, o.Orphan, opts)
+	results := propagation.FanOut(ctx, slices.Sorted(maps.Keys(members)), opts, func(ctx context.Context, cluster string) (propagation.Answer, error) {
+		return e.removeFrom(ctx, members[cluster], o, removal{held: held[cluster], orphan: o.Orphan, giveBackAdopted: !o.DeleteAdopted}, opts)
 	})
+	for _, res := range results {
+		addKeptWarning(problems, o.Target, res.Cluster, res.Value)
+	}
 	if err := propagation.Errors(results); err != nil {
 		problems.AddError(fmt.Sprintf("Cannot remove %s from every cluster", o.Target), err.Error())
 	}
@@ -182,4 +185,61 @@ func (e *Env) removeRecord(ctx context.Context, o *Object, problems *Problems) b
 		return false
 	}
 	return true
+}
+
+// removal is how one cluster's object is removed.
+type removal struct {
+	// held is what the state says the cluster holds.
+	held string
+	// orphan leaves the object in place (deletion_policy = "Orphan").
+	orphan bool
+	// giveBackAdopted gives an adopted object back rather than deleting it.
+	giveBackAdopted bool
+}
+
+// removeFrom removes the object from member m. An object the provider
+// adopted there is given back; a namespace that holds objects the
+// federation does not manage is kept, and Answer.Kept says why.
+func (e *Env) removeFrom(ctx context.Context, m propagation.Member, o *Object, r removal, opts propagation.Options) (propagation.Answer, error) {
+	switch {
+	case r.orphan:
+		return propagation.Answer{}, propagation.Remove(ctx, m, o.Target, true, opts)
+	case r.giveBackAdopted && heldAdopted(r.held):
+		return propagation.Answer{Kept: "it was adopted (adopt = true): it is given back, not deleted"},
+			propagation.GiveBack(ctx, m, o.Target, opts)
+	case isNamespace(o.Target):
+		if kept := namespaceKept(ctx, m, o.Target.Name); kept != "" {
+			return propagation.Answer{Kept: kept}, propagation.Remove(ctx, m, o.Target, true, opts)
+		}
+	}
+	return propagation.Answer{}, propagation.Remove(ctx, m, o.Target, false, opts)
+}
+
+// isNamespace reports whether o is a Namespace.
+func isNamespace(o propagation.Object) bool {
+	return o.Resource.Group == "" && o.Resource.Resource == "namespaces"
+}
+
+// namespaceKept says why a namespace of the member must not be deleted: it
+// holds an object the federation does not manage, or what it holds cannot
+// be seen whole. Empty when it can go.
+func namespaceKept(ctx context.Context, m propagation.Member, namespace string) string {
+	holder, err := propagation.UnmanagedInNamespace(ctx, m, namespace)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("what it holds cannot be seen whole (%v), and deleting it would delete whatever that is", err)
+	case holder != "":
+		return fmt.Sprintf("it holds %s, which the federation does not manage, and deleting the namespace would delete it too", holder)
+	}
+	return ""
+}
+
+// addKeptWarning says that a removal left the object on a cluster, and why.
+func addKeptWarning(problems *Problems, object propagation.Object, cluster string, answer propagation.Answer) {
+	if answer.Kept == "" {
+		return
+	}
+	problems.AddWarning(fmt.Sprintf("%s stays on cluster %q", object, cluster),
+		fmt.Sprintf("%s is no longer the federation's on cluster %q (the managed label is taken off), but it stays there: %s.",
+			object, cluster, answer.Kept))
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 )
 
@@ -49,6 +50,38 @@ func TestRolledBackStatus(t *testing.T) {
 				if strings.Contains(got.Message, w) {
 					t.Errorf("message %q says %q", got.Message, w)
 				}
+			}
+		})
+	}
+}
+
+func TestRolledBackSpec(t *testing.T) {
+	key := "/v1/ConfigMap/web/web-config"
+	prior := &Object{Spec: Spec{Template: "v1"}}
+	prior.Key, _ = federation.ParseKey(key)
+	heldBefore := map[string]string{"sf": "v1", "berlin": "v1"}
+	tests := []struct {
+		name       string
+		rolledBack bool
+		prior      *Object
+		heldAfter  map[string]string
+		want       *Object
+	}{
+		{"no rollback", false, prior, heldBefore, nil},
+		{"every cluster rolled back", true, prior, map[string]string{"sf": "v1", "berlin": "v1"}, prior},
+		{"an earlier stage kept the new version", true, prior, map[string]string{"sf": "v2", "berlin": "v1"}, nil},
+		{"a new object (the rollback removed it)", true, nil, map[string]string{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var priorSet *Set
+			if tt.prior != nil {
+				priorSet = NewSet([]*Object{tt.prior}, Strategy{}, Spec{})
+			}
+			a := &setApply{in: ApplyInput{Prior: priorSet, Held: map[string]map[string]string{key: heldBefore}},
+				records: map[string]reconcile.Record{key: {Held: tt.heldAfter}}, rolledBack: tt.rolledBack}
+			if got := a.rolledBackSpec(key); got != tt.want {
+				t.Fatalf("rolledBackSpec = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -17,3 +17,19 @@ func exitAfterHostWrite(id string) {
 		os.Exit(3)
 	}
 }
+
+// exitAfterMemberWritesEnv names the id of a federated object whose apply
+// makes the provider exit right after the members were written, before
+// the host records are completed, as a process killed then would.
+const exitAfterMemberWritesEnv = "KUBEFED_TEST_EXIT_AFTER_MEMBER_WRITES"
+
+// exitAfterMemberWrites ends the process when exitAfterMemberWritesEnv
+// names the id of one of objects.
+func exitAfterMemberWrites(objects []*Object) {
+	v := os.Getenv(exitAfterMemberWritesEnv)
+	for _, o := range objects {
+		if v != "" && v == o.ID {
+			os.Exit(3)
+		}
+	}
+}

@@ -104,6 +104,8 @@ type Answer struct {
 	// Warnings are what the member's API server warned about the object,
 	// kept when the operation failed too.
 	Warnings []string
+	// Kept says why a removal left the object in place; empty otherwise.
+	Kept string
 }
 
 // Result is what the work of a fan-out came to on one cluster.

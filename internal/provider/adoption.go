@@ -5,9 +5,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
@@ -66,5 +71,22 @@ func (d *providerData) claimCreate(key, what string, at path.Path, diags *diag.D
 	if !d.run.ClaimCreate(key) {
 		diags.AddAttributeError(at, "Created twice in one configuration",
 			fmt.Sprintf("Another resource of this configuration creates %s too. Keep one of them.", what))
+	}
+}
+
+// deletionPolicyValidators accept the deletion policies.
+func deletionPolicyValidators() []validator.String {
+	return []validator.String{stringvalidator.OneOf(deletionDelete, deletionOrphan, objectset.DeletionPolicyDeleteAdopted)}
+}
+
+// adoptAttribute is the consent to take over what clusters hold already;
+// what names what is taken over.
+func adoptAttribute(what string) schema.BoolAttribute {
+	return schema.BoolAttribute{
+		Optional: true,
+		Description: fmt.Sprintf("Take over %s where a cluster holds it already and this provider did not create it. Without it "+
+			"the plan refuses, naming the cluster. An adopted object is marked `%s`, and a destroy or a placement that leaves "+
+			"the cluster gives it back (label, mark and this provider's fields taken off) instead of deleting it, unless "+
+			"`deletion_policy = \"DeleteAdopted\"`.", what, federation.AdoptedAnnotation),
 	}
 }

@@ -99,9 +99,11 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 		"deletion_policy": schema.StringAttribute{
 			Optional: true, Computed: true, Default: stringdefault.StaticString(deletionDelete),
 			Description: "`Delete` (the default) deletes the objects from a cluster on destroy, when the cluster leaves the " +
-				"placement and when an object leaves `manifests`; `Orphan` leaves them there and removes their `kubefed.io/managed` label.",
-			Validators: []validator.String{stringvalidator.OneOf(deletionDelete, deletionOrphan)},
+				"placement and when an object leaves `manifests`, and gives adopted ones back; `Orphan` leaves them there and removes " +
+				"their `kubefed.io/managed` label; `DeleteAdopted` deletes adopted objects too.",
+			Validators: deletionPolicyValidators(),
 		},
+		"adopt": adoptAttribute("an object of the set"),
 		"force_conflicts": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			Description: "Take over fields that another field manager owns on a member instead of failing. Defaults to false."},
 		"retain_replicas": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),

@@ -110,10 +110,11 @@ func TestAccFederatedApplication_onlyStageRolledBack(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Rolled back after a failed stage.*"` + prefix + `-berlin"`),
 			},
 			{
+				// The host's record is back at the rolled-back version too.
 				Config:             config("nginx:1.28", failDeploymentOnBerlin()),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				Check:              checkImage(t, ns, "nginx:1.27", all...),
+				Check:              resource.ComposeTestCheckFunc(checkImage(t, ns, "nginx:1.27", all...), checkHostRecordImage(t, ns, "nginx:1.27")),
 			},
 			{
 				Config: config("nginx:1.28", ""),
@@ -242,5 +243,24 @@ func writeStray(t *testing.T, application, name string) {
 		"data":     map[string]any{"by": "left"}}}
 	if _, err := memberClient(t, "berlin").Resource(configMapsGVR).Namespace("default").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkHostRecordImage checks the image of the web Deployment's record in
+// the host.
+func checkHostRecordImage(t *testing.T, ns, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		record, err := newHostClients(t).dynamic.Resource(federatedDeploymentsGVR).Namespace(ns).Get(context.Background(), "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		containers, _, _ := unstructured.NestedSlice(record.Object, "spec", "template", "spec", "template", "spec", "containers")
+		if len(containers) == 0 {
+			return fmt.Errorf("the host's record of web has no containers")
+		}
+		if got := containers[0].(map[string]any)["image"]; got != want {
+			return fmt.Errorf("the host's record of web has image %v, want %s", got, want)
+		}
+		return nil
 	}
 }

@@ -29,6 +29,7 @@ type federatedApplicationModel struct {
 	ClusterReplicas    types.Map      `tfsdk:"cluster_replicas"`
 	DeletionPolicy     types.String   `tfsdk:"deletion_policy"`
 	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
+	Adopt              types.Bool     `tfsdk:"adopt"`
 	RetainReplicas     types.Bool     `tfsdk:"retain_replicas"`
 	IgnoreFields       types.List     `tfsdk:"ignore_fields"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
@@ -277,8 +278,10 @@ func applicationSpec(ctx context.Context, m *federatedApplicationModel) (objects
 	}
 	spec := objectset.Spec{
 		Placement: placement, PlacementSet: placementSet,
-		Orphan:      m.DeletionPolicy.ValueString() == deletionOrphan,
-		Force:       m.ForceConflicts.ValueBool(),
+		Orphan:        m.DeletionPolicy.ValueString() == deletionOrphan,
+		DeleteAdopted: m.DeletionPolicy.ValueString() == objectset.DeletionPolicyDeleteAdopted,
+		Adopt:         m.Adopt.ValueBool(),
+		Force:         m.ForceConflicts.ValueBool(),
 		Retain:      m.RetainReplicas.ValueBool(),
 		Application: m.Name.ValueString(),
 	}

@@ -35,8 +35,8 @@ var (
 
 // Deletion policies.
 const (
-	deletionDelete = "Delete"
-	deletionOrphan = "Orphan"
+	deletionDelete = objectset.DeletionPolicyDelete
+	deletionOrphan = objectset.DeletionPolicyOrphan
 )
 
 // defaultOperationTimeout bounds create, update and delete when timeouts
@@ -110,10 +110,12 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				Optional: true,
 				Computed: true,
 				Default:  stringdefault.StaticString(deletionDelete),
-				Description: "`Delete` (the default) deletes the object from a cluster on destroy and when the cluster leaves the placement; " +
-					"`Orphan` leaves it there and removes its `kubefed.io/managed` label, like KubeFed's orphan annotation.",
-				Validators: []validator.String{stringvalidator.OneOf(deletionDelete, deletionOrphan)},
+				Description: "`Delete` (the default) deletes the object from a cluster on destroy and when the cluster leaves the placement, " +
+					"and gives an adopted one back; `Orphan` leaves it there and removes its `kubefed.io/managed` label, like KubeFed's " +
+					"orphan annotation; `DeleteAdopted` deletes adopted objects too.",
+				Validators: deletionPolicyValidators(),
 			},
+			"adopt": adoptAttribute("the object"),
 			"force_conflicts": schema.BoolAttribute{
 				Optional:    true,
 				Computed:    true,

@@ -51,8 +51,10 @@ func objectSpec(ctx context.Context, m *federatedObjectModel) (objectset.Spec, o
 		Overrides:    cfg.overrides,
 		Replicas:     cfg.replicas,
 		IgnoreFields: cfg.ignoreFields,
-		Orphan:       m.DeletionPolicy.ValueString() == deletionOrphan,
-		Force:        m.ForceConflicts.ValueBool(),
+		Orphan:        m.DeletionPolicy.ValueString() == deletionOrphan,
+		DeleteAdopted: m.DeletionPolicy.ValueString() == objectset.DeletionPolicyDeleteAdopted,
+		Adopt:         m.Adopt.ValueBool(),
+		Force:         m.ForceConflicts.ValueBool(),
 		Retain:       m.RetainReplicas.ValueBool(),
 		Wait:         wait,
 	}, strategy, nil

@@ -28,6 +28,7 @@ type federatedObjectModel struct {
 	ClusterReplicas   types.Map      `tfsdk:"cluster_replicas"`
 	DeletionPolicy    types.String   `tfsdk:"deletion_policy"`
 	ForceConflicts    types.Bool     `tfsdk:"force_conflicts"`
+	Adopt             types.Bool     `tfsdk:"adopt"`
 	RetainReplicas    types.Bool     `tfsdk:"retain_replicas"`
 	IgnoreFields      types.List     `tfsdk:"ignore_fields"`
 	Timeouts          timeouts.Value `tfsdk:"timeouts"`

@@ -84,13 +84,14 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 		// Another object: the old one must go from every cluster.
 		resp.RequiresReplace = append(resp.RequiresReplace, plan.templateAt())
 	}
+	// The members' answers come first: an object adopted on a cluster is
+	// marked so in what the plan renders for it.
+	addProblems(&resp.Diagnostics, env.CheckMembers(ctx, o, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool()), nil)
 	plan.ID = types.StringValue(o.ID)
 	plan.PlacedClusters = stringSet(out.Placed)
 	plan.Rendered = stringMap(out.Rendered)
 	plan.RolloutPlan = plannedOrder(set, out.Placed, &resp.Diagnostics)
 	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(o, prior, out)
-	addProblems(&resp.Diagnostics, env.CheckMembers(ctx, o, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool(),
-		prior == nil && !replacing), nil)
 	if prior == nil {
 		resp.Diagnostics.Append(replacementNote.Save(ctx, private, replacement{ID: o.ID, Placed: out.Placed})...)
 	}

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stypes "k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
@@ -213,7 +212,7 @@ func (r *Registry) holdsObjects(ctx context.Context, namespace string, leaving [
 		// A group that did not answer could hold the objects that matter.
 		return false, nil, fmt.Errorf("reading the host's API discovery: %w", err)
 	}
-	known, err := listableResources(lists)
+	known, err := kube.ListableNamespacedResources(lists, "the host")
 	if err != nil {
 		return false, nil, err
 	}
@@ -312,20 +311,13 @@ func (r *Registry) holdsObjectsOf(ctx context.Context, gvr schema.GroupVersionRe
 	return held, name, nil
 }
 
-// everyNamespaceHolds are the objects Kubernetes' controllers create in
-// every namespace, by resource.
-var everyNamespaceHolds = map[schema.GroupResource]sets.Set[string]{
-	{Resource: "serviceaccounts"}: sets.New("default"),
-	{Resource: "configmaps"}:      sets.New("kube-root-ca.crt"),
-}
-
 // ownObject reports whether a list of names of one resource in a
 // namespace, with more to come when more is true, shows an object that
 // someone put there and is not leaving, and names the first such object
 // it shows ("" when only the rest of the list would).
 func ownObject(resource schema.GroupResource, names []string, more bool, leaving []HostObject) (string, bool) {
 	for _, name := range names {
-		if !everyNamespaceHolds[resource].Has(name) && !slices.Contains(leaving, HostObject{Resource: resource, Name: name}) {
+		if !kube.EveryNamespaceHolds(resource, name) && !slices.Contains(leaving, HostObject{Resource: resource, Name: name}) {
 			return name, true
 		}
 	}
@@ -357,25 +349,4 @@ func namespacedCustomResource(crd map[string]any) (schema.GroupVersionResource, 
 		}
 	}
 	return schema.GroupVersionResource{}, false
-}
-
-// listableResources are the namespaced resources to look into for what a
-// namespace holds: those that can be listed, but events, which record what
-// happened rather than hold anything, and which a namespace's deletion
-// takes along.
-func listableResources(lists []*metav1.APIResourceList) ([]schema.GroupVersionResource, error) {
-	var out []schema.GroupVersionResource
-	for _, list := range lists {
-		gv, err := schema.ParseGroupVersion(list.GroupVersion)
-		if err != nil {
-			return nil, fmt.Errorf("the host's API discovery: %w", err)
-		}
-		for _, res := range list.APIResources {
-			if !res.Namespaced || strings.Contains(res.Name, "/") || res.Name == "events" || !sets.New(res.Verbs...).Has("list") {
-				continue
-			}
-			out = append(out, gv.WithResource(res.Name))
-		}
-	}
-	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,12 +75,12 @@ func TestListableResources(t *testing.T) {
 			{Name: "federatedconfigmaps", Namespaced: true, Verbs: []string{"list"}},
 		}},
 	}
-	got, err := listableResources(lists)
+	got, err := kube.ListableNamespacedResources(lists, "the host")
 	want := []schema.GroupVersionResource{configMapsResource, federatedCMsResource}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("listableResources = %v, %v; want %v", got, err, want)
 	}
-	if _, err := listableResources([]*metav1.APIResourceList{{GroupVersion: "a/b/c"}}); err == nil {
+	if _, err := kube.ListableNamespacedResources([]*metav1.APIResourceList{{GroupVersion: "a/b/c"}}, "the host"); err == nil {
 		t.Error("a group version that does not parse is skipped: what it serves would go unchecked")
 	}
 }
