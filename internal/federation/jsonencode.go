@@ -103,4 +103,3 @@ func decimal(v any) (string, error) {
 	}
 	return "", fmt.Errorf("%T is not a JSON value", v)
 }
-
