@@ -64,7 +64,7 @@ func recordsOf(ctx context.Context, reg *registry.Registry, ft registry.Federate
 		if ft.Target.Namespaced {
 			r.Namespace = fo.Namespace
 		}
-		if r.Template, err = TemplateFromHost(ft, r.Namespace, r.Name, fo.Template); err != nil {
+		if r.Template, err = TemplateFromHost(ft, r.Namespace, r.Name, fo); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

@@ -213,7 +213,18 @@ func (o *Object) HostObject(status map[string]string) registry.FederatedObject {
 	if !o.PlacementSet && o.Replicas != nil {
 		obj.Placement.Clusters = slices.Sorted(maps.Keys(o.Replicas))
 	}
+	if o.recordsText() {
+		obj.TemplateText = o.Template
+	}
 	return obj
+}
+
+// recordsText says whether the host records the template's text, for an
+// import to take back: an object of its own whose template is given in
+// clear. A Secret's text, or a sensitive one, stays out of the host's
+// annotations; an application's objects are imported from its manifests.
+func (o *Object) recordsText() bool {
+	return o.Application == "" && !IsSecretType(o.Type.Target) && o.TemplateAt.String() == "template"
 }
 
 // HostLocation is the namespace and name of the object's Federated<Kind>.

@@ -211,30 +211,6 @@ func sameJSON(a, b any) bool {
 	return okA && okB && reflect.DeepEqual(x, y)
 }
 
-// TemplateFromHost is the template a Federated<Kind> carries, as JSON,
-// completed with what KubeFed leaves out of it: apiVersion, kind, name and
-// namespace.
-func TemplateFromHost(ft registry.FederatedType, namespace, name string, hostTemplate map[string]any) (string, error) {
-	template := maps.Clone(hostTemplate)
-	if template == nil {
-		template = map[string]any{}
-	}
-	template["apiVersion"] = ft.Target.APIVersion()
-	template["kind"] = ft.Target.Kind
-	meta, _ := template["metadata"].(map[string]any)
-	meta = maps.Clone(meta)
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta["name"] = name
-	if ft.Target.Namespaced {
-		meta["namespace"] = namespace
-	}
-	template["metadata"] = meta
-	raw, err := json.Marshal(template)
-	return string(raw), err
-}
-
 // What a set's refresh says of each object's host record.
 const (
 	RecordCurrent    = "current"

@@ -23,7 +23,7 @@ func refreshFromHost(ctx context.Context, m *federatedObjectModel, o *objectset.
 	var err error
 	if slices.Contains(drift, objectset.PartTemplate) {
 		_, namespace, name := objectset.SplitID(m.ID.ValueString())
-		if template, err := objectset.TemplateFromHost(o.Type, namespace, name, host.Template); err != nil {
+		if template, err := objectset.TemplateFromHost(o.Type, namespace, name, *host); err != nil {
 			diags.AddError("Cannot read the federated object's template from the host", err.Error())
 		} else {
 			m.setTemplate(templateValue{StringValue: types.StringValue(template)}, !m.SensitiveTemplate.IsNull())

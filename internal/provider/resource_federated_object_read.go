@@ -117,7 +117,7 @@ func (r *federatedObjectResource) readBack(ctx context.Context, env *objectset.E
 // configFromHost fills the configuration of an object from its
 // Federated<Kind>, whether the provider or KubeFed wrote it.
 func configFromHost(ctx context.Context, m *federatedObjectModel, ft registry.FederatedType, namespace, name string, fo *registry.FederatedObject) error {
-	template, err := objectset.TemplateFromHost(ft, namespace, name, fo.Template)
+	template, err := objectset.TemplateFromHost(ft, namespace, name, *fo)
 	if err != nil {
 		return err
 	}

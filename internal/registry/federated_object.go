@@ -49,6 +49,27 @@ const OrphanAnnotation = "kubefed.io/orphan"
 //	                                     a record without the mark is refused
 const IncompleteCreateAnnotation = "kubefed.terraform.io/incomplete-create"
 
+// TemplateTextAnnotation holds the template's text as the configuration
+// wrote it (YAML or JSON, in its own key order and number forms), so that an
+// import takes the configuration's text back and plans no change. It is
+// left out when the text would take the object's annotations past
+// templateTextBudget (the API server refuses more than 256 KiB of them).
+//
+//	who                                  what
+//	the apply of kubefed_federated_      writes it with the spec, for a template of its own
+//	object (objectset.Object.HostObject) (not a Secret's, not an application's object)
+//	an import, and a refresh that finds  reads it, and takes it only when it means the
+//	the host's template changed          host's template (objectset.TemplateFromHost)
+//	(objectset.TemplateFromHost)
+//	KubeFed, kubectl                     keep it, or drop it: a record without it imports in
+//	                                     jsonencode's form
+const TemplateTextAnnotation = "kubefed.terraform.io/template-text"
+
+// templateTextBudget bounds the provider's annotations of one record with
+// the template's text, half of what the API server takes, leaving the rest
+// to other writers' annotations.
+const templateTextBudget = 128 << 10
+
 // ApplicationLabel names, on a Federated<Kind>, the application
 // (kubefed_federated_application) the object belongs to.
 const ApplicationLabel = "kubefed.terraform.io/application"
@@ -86,6 +107,9 @@ type FederatedObject struct {
 	// Application is the name of the application the object belongs to,
 	// recorded as the ApplicationLabel; empty for an object of its own.
 	Application string
+	// TemplateText is the template as the configuration wrote it, recorded
+	// as the TemplateTextAnnotation; empty for none.
+	TemplateText string
 	// Incomplete marks an object whose create has not completed, and
 	// CreatedFrom is the ContentDigest that create wrote ("true" from
 	// versions before the digest).
@@ -265,6 +289,7 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 	if obj.Incomplete {
 		annotations[IncompleteCreateAnnotation] = obj.CreatedFrom
 	}
+	addTemplateText(annotations, obj.TemplateText)
 	if len(annotations) > 0 {
 		fo.Annotations = annotations
 	}
@@ -288,6 +313,21 @@ func federatedObjectToUnstructured(t FederatedType, obj FederatedObject) (*unstr
 	return u, nil
 }
 
+// addTemplateText records the template's text among the annotations when
+// they stay within templateTextBudget with it.
+func addTemplateText(annotations map[string]string, text string) {
+	if text == "" {
+		return
+	}
+	size := len(TemplateTextAnnotation) + len(text)
+	for k, v := range annotations {
+		size += len(k) + len(v)
+	}
+	if size <= templateTextBudget {
+		annotations[TemplateTextAnnotation] = text
+	}
+}
+
 func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedObject, error) {
 	var fo federatedObject
 	if err := fromUnstructured(u, &fo); err != nil {
@@ -296,6 +336,7 @@ func federatedObjectFromUnstructured(u *unstructured.Unstructured) (*FederatedOb
 	obj := &FederatedObject{Namespace: fo.Namespace, Name: fo.Name, Template: fo.Spec.Template,
 		Orphan: fo.Annotations[OrphanAnnotation] == "true", Writers: writersOf(u), Application: fo.Labels[ApplicationLabel]}
 	obj.CreatedFrom, obj.Incomplete = fo.Annotations[IncompleteCreateAnnotation]
+	obj.TemplateText = fo.Annotations[TemplateTextAnnotation]
 	where := fmt.Sprintf("%s %s", u.GetKind(), objectKey(obj.Namespace, obj.Name))
 	if fo.Spec.Placement.Clusters != nil {
 		obj.Placement.Clusters = []string{}
