@@ -64,7 +64,7 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 	plan.Rendered = nestedStrings(planned.Rendered())
 	plan.RolloutPlan = plannedOrder(set.Set, placed, &resp.Diagnostics)
 	plan.ClusterStatus, plan.ClusterHealth = plannedSetOutcome(set, prior, planned, &resp.Diagnostics)
-	plan.HostRecords = plannedHostRecords(set)
+	plan.HostRecords = plannedHostRecords(set, prior == nil)
 	resp.Diagnostics.Append(applicationModels.toPlan(ctx, &resp.Plan, &plan)...)
 	if len(planned.Fresh) > 0 {
 		applicationUnknown(ctx, resp, fmt.Sprintf("the placement picks clusters this run registers (%s)", strings.Join(planned.Fresh, ", ")), true)
@@ -261,8 +261,12 @@ func stringList(values []string) types.List {
 }
 
 // plannedHostRecords is what a plan says of the set's records: each
-// written as the configuration says.
-func plannedHostRecords(set *appSet) types.Map {
+// written as the configuration says. A create writes every record, so it
+// says so once: known after apply.
+func plannedHostRecords(set *appSet, create bool) types.Map {
+	if create {
+		return types.MapUnknown(types.StringType)
+	}
 	out := map[string]string{}
 	for _, key := range set.Keys() {
 		out[key] = objectset.RecordCurrent
