@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,6 +91,68 @@ func planDiffLines(out string) int {
 	return n
 }
 
+// planComputedLines is planDiffLines without the lines that show the named
+// attributes of the configuration: what the provider adds to the plan.
+func planComputedLines(out string, configured ...string) int {
+	n, in, top, skipping := 0, false, -1, false
+	for _, line := range strings.Split(out, "\n") {
+		col := len(line) - len(strings.TrimLeft(line, " +-~"))
+		switch {
+		case strings.HasPrefix(line, "  # "):
+			in = true
+		case strings.HasPrefix(line, "Plan: "):
+			return n
+		case !in || strings.TrimSpace(line) == "":
+			continue
+		case top < 0 && strings.HasPrefix(strings.TrimSpace(line[col:]), "resource "):
+			top = col + 4
+		case skipping:
+			skipping = col > top || !strings.ContainsAny(line[col:col+1], "]})")
+			continue
+		case col == top && slices.Contains(configured, strings.Fields(line[col:])[0]):
+			skipping = strings.HasSuffix(line, "[") || strings.HasSuffix(line, "{") || strings.HasSuffix(line, "(") ||
+				strings.HasSuffix(line, "EOT")
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+func TestPlanComputedLines(t *testing.T) {
+	const plan = `  # a.b will be updated in-place
+  ~ resource "a" "b" {
+      ~ manifests = [
+            <<-EOT
+                - name: x
+            EOT,
+          ~ <<-EOT
+              - a: 1
+              + a: 2
+            EOT,
+        ]
+        id        = "b"
+      ~ overrides = [
+          + {
+              + cluster = "x"
+            },
+        ]
+      ~ rendered  = {
+          ~ "x" = "1" -> "2"
+        }
+      ~ name      = "a" -> "b"
+    }
+
+Plan: 0 to add, 1 to change, 0 to destroy.
+`
+	if got, want := planComputedLines(plan, "manifests", "overrides"), 8; got != want {
+		t.Errorf("planComputedLines = %d, want %d (the header, the resource, id, rendered's three lines, name, the end)", got, want)
+	}
+	if got, want := planComputedLines(plan), planDiffLines(plan); got != want {
+		t.Errorf("planComputedLines with nothing left out = %d, planDiffLines = %d", got, want)
+	}
+}
+
 func TestPlanDiffLines(t *testing.T) {
 	for _, tc := range []struct {
 		name, out string
@@ -130,15 +193,20 @@ func TestAccFederatedApplication_planSize(t *testing.T) {
 	ws.Write(base)
 	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
 
-	figures := map[string]int{}
+	type figure struct{ total, computed int }
+	figures := map[string]figure{}
 	step := func(name, config string) {
 		t.Helper()
 		ws.Write(base + config)
 		out := ws.MustRun(2, "plan", "-detailed-exitcode", "-input=false", "-no-color")
-		figures[name] = planDiffLines(out)
-		t.Logf("%s: %d lines of plan diff", name, figures[name])
+		f := figure{planDiffLines(out), planComputedLines(out, "manifests", "overrides")}
+		figures[name] = f
+		t.Logf("%s: %d lines of plan diff, %d of them the provider's (without manifests and overrides)", name, f.total, f.computed)
 		if os.Getenv("KUBEFED_PLAN_SIZE_SHOW") != "" {
 			t.Logf("the plan of %s:\n%s", name, out)
+		}
+		if name != "create" {
+			onlyChanged(t, name, out, ns, "apps/v1/Deployment/"+ns+"/frontend")
 		}
 		ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
 		ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
@@ -152,4 +220,20 @@ func TestAccFederatedApplication_planSize(t *testing.T) {
 		return strings.Replace(text, "revisionHistoryLimit: 5", "revisionHistoryLimit: 7", 1)
 	})
 	step("template on every cluster", planSizeApplication(prefix, dir, oneCluster))
+	if f := figures["override on one cluster"]; f.total > 80 {
+		t.Errorf("one field of one object on one cluster takes %d lines of plan, want 80 at most", f.total)
+	}
+}
+
+// onlyChanged fails the test when a plan names an object of the namespace
+// other than the one changed: the status and health of the others stay
+// as they were, so the CLI hides them.
+func onlyChanged(t *testing.T, name, out, ns, changed string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "/"+ns) && strings.Contains(line, `" `) && !strings.Contains(line, `"`+changed+`"`) &&
+			!strings.Contains(line, "namespace:") {
+			t.Errorf("the plan of %s shows an object it does not change: %s", name, strings.TrimSpace(line))
+		}
+	}
 }
