@@ -481,7 +481,11 @@ func HealthAfter(prior map[string]rollout.Health, record reconcile.Record, seen 
 		health = map[string]rollout.Health{}
 	}
 	for cluster, obj := range seen {
-		health[cluster] = rollout.HealthOf(obj)
+		if reportsHealth(record.Held[cluster], obj) {
+			health[cluster] = rollout.HealthOf(obj)
+		} else {
+			delete(health, cluster)
+		}
 	}
 	for cluster := range health {
 		if _, holds := record.Held[cluster]; !holds {

@@ -78,15 +78,79 @@ func TestSetOrder(t *testing.T) {
 }
 
 func TestHealthAfter(t *testing.T) {
-	prior := map[string]rollout.Health{"berlin": {Ready: true, Message: "before"}, "tokyo": {Ready: true}}
-	record := reconcile.Record{Held: map[string]string{"berlin": "{}", "new-york": "{}"}}
-	seen := map[string]map[string]any{"new-york": {"kind": "ConfigMap"}}
+	const deployment, configMap = `{"apiVersion":"apps/v1","kind":"Deployment"}`, `{"apiVersion":"v1","kind":"ConfigMap"}`
+	prior := map[string]rollout.Health{"berlin": {Ready: true, Message: "before"}, "tokyo": {Ready: true}, "paris": {Ready: true}}
+	record := reconcile.Record{Held: map[string]string{"berlin": deployment, "new-york": deployment, "paris": configMap,
+		"oslo": reconcile.Unknown}}
+	seen := map[string]map[string]any{
+		"new-york": {"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"replicas": int64(0)}},
+		"paris":    {"apiVersion": "v1", "kind": "ConfigMap"},
+		"oslo":     {"apiVersion": "apps/v1", "kind": "Deployment"},
+	}
 	got := HealthAfter(prior, record, seen)
-	if len(got) != 2 || got["berlin"].Message != "before" || !got["new-york"].Ready {
-		t.Errorf("HealthAfter = %v: want berlin as before, new-york as seen, tokyo (no longer held) gone", got)
+	if len(got) != 3 || got["berlin"].Message != "before" || got["new-york"].Replicas != 0 || got["oslo"].Message == "" {
+		t.Errorf("HealthAfter = %v: want berlin as before, new-york and oslo (read from what was seen) as seen, tokyo "+
+			"(no longer held) and paris (a ConfigMap: no rollout to report) gone", got)
 	}
 	if prior["new-york"] != (rollout.Health{}) {
 		t.Error("HealthAfter changed the prior health")
+	}
+}
+
+func TestPlanOutcome(t *testing.T) {
+	e := typesEnv()
+	web := mustObject(t, e, Spec{TypeName: "deployments.apps",
+		Template: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"}}`})
+	settings := mustObject(t, e, Spec{TypeName: "configmaps",
+		Template: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings","namespace":"shop"}}`})
+	const a, b = `{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":1}}`, `{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":2}}`
+	const cmA, cmB = `{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"1"}}`, `{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"2"}}`
+	ok := &reconcile.Status{Status: reconcile.StatusOK}
+	berlinHealth := rollout.Health{Ready: true, Replicas: 1, Message: "1/1 ready"}
+	priorHealth := map[string]rollout.Health{"berlin": berlinHealth, "tokyo": {Ready: true}}
+	tests := []struct {
+		name          string
+		o             *Object
+		held, planned map[string]string
+		placed        []string
+		status        map[string]reconcile.Status
+		want          Outcome
+		known         bool
+	}{
+		{"one cluster changes: only its entries are left to apply", web,
+			map[string]string{"berlin": a, "tokyo": a}, map[string]string{"berlin": a, "tokyo": b}, []string{"berlin", "tokyo"}, nil,
+			Outcome{Status: map[string]*reconcile.Status{"berlin": ok, "tokyo": nil},
+				Health: map[string]*rollout.Health{"berlin": &berlinHealth, "tokyo": nil}}, true},
+		{"a create: every entry left to apply", web,
+			nil, map[string]string{"berlin": a, "tokyo": a}, []string{"berlin", "tokyo"}, nil,
+			Outcome{Status: map[string]*reconcile.Status{"berlin": nil, "tokyo": nil},
+				Health: map[string]*rollout.Health{"berlin": nil, "tokyo": nil}}, true},
+		{"a ConfigMap has status and no health (a refresh dropped what an older version kept)", settings,
+			map[string]string{"berlin": cmA, "tokyo": cmA}, map[string]string{"berlin": cmA, "tokyo": cmB}, []string{"berlin", "tokyo"}, nil,
+			Outcome{Status: map[string]*reconcile.Status{"berlin": ok, "tokyo": nil}, Health: map[string]*rollout.Health{}}, true},
+		{"a rollout left unfinished is waited for again", web,
+			map[string]string{"berlin": a}, map[string]string{"berlin": a}, []string{"berlin"},
+			map[string]reconcile.Status{"berlin": {Status: reconcile.StatusRolloutFailed}},
+			Outcome{Status: map[string]*reconcile.Status{"berlin": nil}, Health: map[string]*rollout.Health{"berlin": nil}}, true},
+		{"a write whose outcome was not known is written again", web,
+			map[string]string{"berlin": reconcile.Unknown}, map[string]string{"berlin": a}, []string{"berlin"}, nil,
+			Outcome{Status: map[string]*reconcile.Status{"berlin": nil}, Health: map[string]*rollout.Health{"berlin": nil}}, true},
+		{"a cluster the object leaves: the entries are the apply's", web,
+			map[string]string{"berlin": a, "tokyo": a}, map[string]string{"berlin": a}, []string{"berlin"}, nil, Outcome{}, false},
+		{"a placed cluster not rendered for: the entries are the apply's", web,
+			map[string]string{"berlin": a}, map[string]string{"berlin": a}, []string{"berlin", "tokyo"}, nil, Outcome{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prior := priorHealth
+			if tt.o == settings {
+				prior = nil
+			}
+			got, known := PlanOutcome(tt.o, tt.held, tt.planned, tt.placed, tt.status, prior)
+			if known != tt.known || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("PlanOutcome = %+v, %v; want %+v, %v", got, known, tt.want, tt.known)
+			}
+		})
 	}
 }
 

@@ -81,7 +81,11 @@ func (v MemberView) take(o *Object, result propagation.Result[propagation.Answer
 		problems.AddWarning(fmt.Sprintf("Cluster %q could not be read", result.Cluster),
 			"The state keeps what the cluster last held. "+result.Err.Error())
 	case res.Found:
-		v.Health[result.Cluster] = rollout.HealthOf(res.Object)
+		if reportsHealth(held[result.Cluster], res.Object) {
+			v.Health[result.Cluster] = rollout.HealthOf(res.Object)
+		} else {
+			delete(v.Health, result.Cluster)
+		}
 		display, err := o.renderer.Canonical(res.Live)
 		if err != nil {
 			v.Held[result.Cluster] = held[result.Cluster]

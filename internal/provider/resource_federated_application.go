@@ -122,9 +122,11 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 			Description: "For each cluster, for each object key, the canonical JSON of the object it receives (planned) or holds " +
 				"(in state), as `rendered` of a federated object."},
 		"cluster_status": schema.MapAttribute{Computed: true, ElementType: types.MapType{ElemType: clusterStatusType},
-			Description: "For each cluster, for each object key, the outcome of the last apply, as `cluster_status` of a federated object."},
+			Description: "For each cluster, for each object key, the outcome of the last apply, as `cluster_status` of a federated " +
+				"object. A plan leaves to the apply only the entries of the objects and clusters it writes to or waits for."},
 		"cluster_health": schema.MapAttribute{Computed: true, ElementType: types.MapType{ElemType: healthType},
-			Description: "For each cluster, for each object key that holds a workload or is waited for, how it does there."},
+			Description: "For each cluster, for each object key of a workload (a Deployment, StatefulSet or DaemonSet) or of an " +
+				"object with `spec.replicas`, how it does there, as `cluster_health` of a federated object."},
 		"host_records": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 			Description: "For each object key, how the host's `Federated<Kind>` record of the object compares with what the " +
 				"configuration writes: `current`, or, after a refresh, `missing` or `differs: ` and the parts that differ, or " +

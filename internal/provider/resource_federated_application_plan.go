@@ -63,8 +63,8 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 	plan.PlacedClusters = stringSet(placed)
 	plan.Rendered = nestedStrings(planned.Rendered())
 	plan.RolloutPlan = plannedOrder(set.Set, placed, &resp.Diagnostics)
-	plan.ClusterStatus, plan.ClusterHealth = plannedSetOutcome(set, prior, planned)
-	plan.HostRecords = plannedHostRecords(set)
+	plan.ClusterStatus, plan.ClusterHealth = plannedSetOutcome(set, prior, planned, &resp.Diagnostics)
+	plan.HostRecords = plannedHostRecords(set, prior == nil)
 	resp.Diagnostics.Append(applicationModels.toPlan(ctx, &resp.Plan, &plan)...)
 	if len(planned.Fresh) > 0 {
 		applicationUnknown(ctx, resp, fmt.Sprintf("the placement picks clusters this run registers (%s)", strings.Join(planned.Fresh, ", ")), true)
@@ -114,13 +114,35 @@ func priorApplication(ctx context.Context, state tfsdk.State, diags *diag.Diagno
 }
 
 // plannedSetOutcome keeps the prior status and health when apply has
-// nothing to do for any object, and leaves them to apply otherwise.
-func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, planned objectset.SetPlan) (types.Map, types.Map) {
-	if prior == nil || prior.ClusterStatus.IsUnknown() ||
-		!objectset.OutcomeKnown(set.Set, heldByObject(prior), planned.Rendered(), statusByObject(prior)) {
-		return types.MapUnknown(types.MapType{ElemType: clusterStatusType}), types.MapUnknown(types.MapType{ElemType: healthType})
+// nothing to do for any object; otherwise only the entries of the objects
+// and clusters apply writes to or waits for are left to it. An object
+// leaving the set or a cluster leaves them all to apply.
+func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, planned objectset.SetPlan, diags *diag.Diagnostics) (types.Map, types.Map) {
+	unknownStatus := types.MapUnknown(types.MapType{ElemType: clusterStatusType})
+	unknownHealth := types.MapUnknown(types.MapType{ElemType: healthType})
+	if prior == nil || prior.ClusterStatus.IsUnknown() {
+		return unknownStatus, unknownHealth
 	}
-	return prior.ClusterStatus, prior.ClusterHealth
+	held, rendered, priorStatus := heldByObject(prior), planned.Rendered(), statusByObject(prior)
+	if objectset.OutcomeKnown(set.Set, held, rendered, priorStatus) {
+		return prior.ClusterStatus, prior.ClusterHealth
+	}
+	priorHealth, placed := healthByObject(prior), planned.Placed()
+	status, health := map[string]map[string]attr.Value{}, map[string]map[string]attr.Value{}
+	for key := range held {
+		if set.Get(key) == nil {
+			return unknownStatus, unknownHealth
+		}
+	}
+	for _, o := range set.Objects {
+		key := o.Key.String()
+		outcome, known := objectset.PlanOutcome(o, held[key], rendered[key], placed, priorStatus[key], priorHealth[key])
+		if !known {
+			return unknownStatus, unknownHealth
+		}
+		status[key], health[key] = outcomeValues(outcome, diags)
+	}
+	return nestedValue(status, clusterStatusType), nestedValue(health, healthType)
 }
 
 // applicationClusters are the clusters that hold an object of the
@@ -239,8 +261,12 @@ func stringList(values []string) types.List {
 }
 
 // plannedHostRecords is what a plan says of the set's records: each
-// written as the configuration says.
-func plannedHostRecords(set *appSet) types.Map {
+// written as the configuration says. A create writes every record, so it
+// says so once: known after apply.
+func plannedHostRecords(set *appSet, create bool) types.Map {
+	if create {
+		return types.MapUnknown(types.StringType)
+	}
 	out := map[string]string{}
 	for _, key := range set.Keys() {
 		out[key] = objectset.RecordCurrent

@@ -145,7 +145,8 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 			"cluster_health": schema.MapAttribute{
 				Computed:    true,
 				ElementType: healthType,
-				Description: "For each cluster that holds the object, how it does there, as the last refresh or apply read it: " +
+				Description: "For each cluster that holds the object, when it is a workload (a Deployment, StatefulSet or DaemonSet) " +
+					"or has `spec.replicas`, how it does there, as the last refresh or apply read it: " +
 					"`ready` (whether it runs as it should: rolled out, for a workload), the counts `replicas`, `ready_replicas`, " +
 					"`updated_replicas` and `available_replicas`, and a one-line `message`. A refresh that only changes health " +
 					"changes no plan.",
@@ -163,7 +164,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 				ElementType: clusterStatusType,
 				Description: "For each cluster, the outcome of the last apply: `status` in KubeFed's words (`OK`, `ClusterNotReady`, " +
 					"`CreationFailed`, `UpdateFailed`, `DeletionFailed`, ...), or `Unknown` when a write was cut off in flight, " +
-					"and a `message`, empty when nothing went wrong.",
+					"and a `message`, empty when nothing went wrong. A plan leaves to the apply only the clusters it writes to or waits for.",
 			},
 		},
 	}

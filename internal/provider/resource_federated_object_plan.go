@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -91,7 +92,7 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	plan.PlacedClusters = stringSet(out.Placed)
 	plan.Rendered = stringMap(out.Rendered)
 	plan.RolloutPlan = plannedOrder(set, out.Placed, &resp.Diagnostics)
-	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(o, prior, out)
+	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(o, prior, out, &resp.Diagnostics)
 	if prior == nil {
 		resp.Diagnostics.Append(replacementNote.Save(ctx, private, replacement{ID: o.ID, Placed: out.Placed})...)
 	}
@@ -152,13 +153,23 @@ func placementUnknown() map[string]attr.Value {
 }
 
 // plannedOutcome keeps the prior status and health when apply has nothing
-// to do, and leaves them to apply otherwise. A cluster whose last rollout
-// did not finish is work: apply waits for it again.
-func plannedOutcome(o *objectset.Object, prior *federatedObjectModel, out objectset.Planned) (status, health types.Map) {
-	if prior != nil && maps.Equal(mapStrings(prior.Rendered), out.Rendered) &&
-		slices.Equal(setStrings(prior.PlacedClusters), out.Placed) && !prior.ClusterStatus.IsUnknown() &&
-		len(objectset.PendingRollouts(o, statusEntries(prior.ClusterStatus))) == 0 {
+// to do; otherwise only the clusters apply writes to or waits for (a
+// cluster whose last rollout did not finish) are left to it.
+func plannedOutcome(o *objectset.Object, prior *federatedObjectModel, out objectset.Planned, diags *diag.Diagnostics) (status, health types.Map) {
+	unknownStatus, unknownHealth := types.MapUnknown(clusterStatusType), types.MapUnknown(healthType)
+	if prior == nil || prior.ClusterStatus.IsUnknown() {
+		return unknownStatus, unknownHealth
+	}
+	priorStatus := statusEntries(prior.ClusterStatus)
+	if maps.Equal(mapStrings(prior.Rendered), out.Rendered) && slices.Equal(setStrings(prior.PlacedClusters), out.Placed) &&
+		len(objectset.PendingRollouts(o, priorStatus)) == 0 {
 		return prior.ClusterStatus, prior.ClusterHealth
 	}
-	return types.MapUnknown(clusterStatusType), types.MapUnknown(healthType)
+	outcome, known := objectset.PlanOutcome(o, mapStrings(prior.Rendered), out.Rendered, out.Placed, priorStatus,
+		healthEntries(prior.ClusterHealth))
+	if !known {
+		return unknownStatus, unknownHealth
+	}
+	s, h := outcomeValues(outcome, diags)
+	return types.MapValueMust(clusterStatusType, s), types.MapValueMust(healthType, h)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 )
 
@@ -173,6 +174,26 @@ func healthValue(health map[string]rollout.Health, diags *diag.Diagnostics) type
 	v, d := types.MapValue(healthType, entries)
 	diags.Append(d...)
 	return v
+}
+
+// outcomeValues are a plan's cluster_status and cluster_health entries of
+// one object: known where the apply leaves the cluster alone, unknown
+// where the apply decides them.
+func outcomeValues(out objectset.Outcome, diags *diag.Diagnostics) (status, health map[string]attr.Value) {
+	status, health = map[string]attr.Value{}, map[string]attr.Value{}
+	for cluster, s := range out.Status {
+		status[cluster] = types.ObjectUnknown(clusterStatusType.AttrTypes)
+		if s != nil {
+			status[cluster] = statusValue(map[string]reconcile.Status{cluster: *s}, diags).Elements()[cluster]
+		}
+	}
+	for cluster, h := range out.Health {
+		health[cluster] = types.ObjectUnknown(healthType.AttrTypes)
+		if h != nil {
+			health[cluster] = healthValue(map[string]rollout.Health{cluster: *h}, diags).Elements()[cluster]
+		}
+	}
+	return status, health
 }
 
 // healthEntries reads cluster_health.

@@ -233,6 +233,8 @@ resource "kubefed_federated_object" "cm" {
 					statecheck.ExpectKnownValue("kubefed_federated_object.ns", tfjsonpath.New("placed_clusters"), knownvalue.SetSizeExact(3)),
 					statecheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("id"), knownvalue.StringExact("configmaps/"+ns+"/settings")),
 					statecheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("cluster_status").AtMapKey(sf).AtMapKey("status"), knownvalue.StringExact("OK")),
+					// A ConfigMap has no rollout to report.
+					statecheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("cluster_health"), knownvalue.MapSizeExact(0)),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					checkMemberField(t, "san-francisco", configMapsGVR, ns, "settings", "west", "data", "coast"),
@@ -270,7 +272,13 @@ resource "kubefed_federated_object" "cm" {
 				},
 				Config: config(`clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionUpdate),
+						// Only the cluster the apply writes to is left to it.
+						plancheck.ExpectUnknownValue("kubefed_federated_object.cm", tfjsonpath.New("cluster_status").AtMapKey(sf)),
+						plancheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("cluster_status").AtMapKey(ny).AtMapKey("status"),
+							knownvalue.StringExact("OK")),
+					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: resource.ComposeTestCheckFunc(

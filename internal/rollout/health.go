@@ -17,6 +17,18 @@ type Health struct {
 	Message string
 }
 
+// Reports says whether an object has a rollout or a replica count to
+// report, read from the object as it is applied: the kinds with a rollout
+// and any other with spec.replicas. The others' health would only ever say
+// "no replica count", so a resource keeps no health entry for them.
+func Reports(obj map[string]any) bool {
+	if workload(obj) != "" {
+		return true
+	}
+	_, ok := integer(obj, "spec", "replicas")
+	return ok
+}
+
 // HealthOf reads the Health of any live object.
 func HealthOf(obj map[string]any) Health {
 	if workload(obj) != "" {

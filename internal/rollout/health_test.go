@@ -69,3 +69,28 @@ func TestHealthOf(t *testing.T) {
 		})
 	}
 }
+
+func TestReports(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		obj  string
+		want bool
+	}{
+		{"a Deployment", `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {replicas: 3}}`, true},
+		{"a Deployment that leaves its replicas to the cluster", `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}`, true},
+		{"a DaemonSet", `{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: agent}}`, true},
+		{"a ReplicaSet with a replica count", `{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: web}, spec: {replicas: 2}}`, true},
+		{"a custom resource with a replica count", `{apiVersion: example.com/v1, kind: Gizmo, metadata: {name: g}, spec: {replicas: 1}}`, true},
+		{"a ConfigMap", `{apiVersion: v1, kind: ConfigMap, metadata: {name: settings}, data: {a: b}}`, false},
+		{"a Service", `{apiVersion: v1, kind: Service, metadata: {name: web}, spec: {ports: [{port: 80}]}}`, false},
+		{"an autoscaler, whose bounds are not a replica count", `{apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler,
+			metadata: {name: web}, spec: {minReplicas: 2, maxReplicas: 5}}`, false},
+		{"a Deployment of another group", `{apiVersion: example.com/v1, kind: Deployment, metadata: {name: web}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Reports(object(t, tc.obj)); got != tc.want {
+				t.Errorf("Reports = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,66 @@
+package objectset
+
+import (
+	"encoding/json"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
+)
+
+// Outcome is what a plan says of one object's status and health on each
+// cluster that will hold it. A cluster the apply leaves alone keeps what
+// the apply records for it: status OK and the health the state had. A
+// cluster the apply writes to or waits for is left to the apply: nil.
+type Outcome struct {
+	Status map[string]*reconcile.Status
+	// Health holds only the clusters that keep a health entry (see
+	// reportsHealth).
+	Health map[string]*rollout.Health
+}
+
+// PlanOutcome is the Outcome of an object the apply takes from held to
+// planned on the placed clusters, with the prior status and health. It is
+// false when which clusters have entries is itself up to the apply: a
+// cluster leaves the object (a removal that fails keeps it), or a placed
+// cluster is not rendered for (its entry says why it was skipped).
+func PlanOutcome(o *Object, held, planned map[string]string, placed []string,
+	priorStatus map[string]reconcile.Status, priorHealth map[string]rollout.Health) (Outcome, bool) {
+	for cluster := range held {
+		if _, stays := planned[cluster]; !stays {
+			return Outcome{}, false
+		}
+	}
+	for _, cluster := range placed {
+		if _, ok := planned[cluster]; !ok {
+			return Outcome{}, false
+		}
+	}
+	pending := PendingRollouts(o, priorStatus)
+	out := Outcome{Status: map[string]*reconcile.Status{}, Health: map[string]*rollout.Health{}}
+	for cluster, want := range planned {
+		if held[cluster] != want || want == reconcile.Unknown || pending[cluster] {
+			out.Status[cluster] = nil
+			if reportsHealth(want, nil) {
+				out.Health[cluster] = nil
+			}
+			continue
+		}
+		out.Status[cluster] = &reconcile.Status{Status: reconcile.StatusOK}
+		if h, ok := priorHealth[cluster]; ok {
+			out.Health[cluster] = &h
+		}
+	}
+	return out, true
+}
+
+// reportsHealth says whether a cluster keeps a health entry for the object
+// it holds as applied (canonical JSON), or, when that is not known, as it
+// was seen there: only an object with a rollout or a replica count has
+// one.
+func reportsHealth(applied string, seen map[string]any) bool {
+	var obj map[string]any
+	if json.Unmarshal([]byte(applied), &obj) == nil && obj != nil {
+		return rollout.Reports(obj)
+	}
+	return seen != nil && rollout.Reports(seen)
+}
