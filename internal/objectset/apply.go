@@ -212,10 +212,10 @@ func (a *setApply) items() []propagation.Item {
 	for i, key := range a.keys {
 		o := a.objects[key]
 		items[i] = propagation.Item{
-			Ops:    a.ops[key],
+			Ops: a.ops[key],
 			Writer: memberWriter{env: a.env, o: o, snapshot: a.in.Snapshot, want: a.inputs[key].Want, held: a.inputs[key].Held,
 				giveBackAdopted: a.rollingBack || !o.DeleteAdopted},
-			Tier:   federation.Tier(o.Key),
+			Tier: federation.Tier(o.Key),
 		}
 		if o.Waiter.Needed() {
 			items[i].Waiter = memberWaiter{env: a.env, o: o, snapshot: a.in.Snapshot}

@@ -46,7 +46,7 @@ type Spec struct {
 	// DeleteAdopted deletes adopted objects on removal too, instead of
 	// giving them back.
 	DeleteAdopted bool
-	Force        bool
+	Force         bool
 	// Retain leaves spec.replicas to the members that hold the object.
 	Retain bool
 	Wait   rollout.Config

@@ -88,7 +88,9 @@ resource "kubefed_federated_object" "cm" {
 		createOnMember(t, "berlin", configMapsGVR, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": "existing", "namespace": ns}, "data": map[string]any{"color": "red", "keep": "yes"}})
 	}
-	t.Cleanup(func() { _ = memberClient(t, "berlin").Resource(namespacesGVR).Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = memberClient(t, "berlin").Resource(namespacesGVR).Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -145,7 +147,9 @@ func TestAccAdoption_existingNamespaceIsNeverDeleted(t *testing.T) {
 	createOnMember(t, "berlin", namespacesGVR, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": keep}})
 	createOnMember(t, "berlin", configMapsGVR, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "precious", "namespace": keep}, "data": map[string]any{"k": "v"}})
-	t.Cleanup(func() { _ = memberClient(t, "berlin").Resource(namespacesGVR).Delete(context.Background(), keep, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = memberClient(t, "berlin").Resource(namespacesGVR).Delete(context.Background(), keep, metav1.DeleteOptions{})
+	})
 	config := func(adopt string) string {
 		return acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + fmt.Sprintf(`
 resource "kubefed_federated_object" "ns" {
@@ -164,8 +168,8 @@ resource "kubefed_federated_object" "ns" {
 				ExpectError: acctest.ErrorMatching(fmt.Sprintf("Cluster %q already holds", prefix+"-berlin"), "namespaces/"+keep),
 			},
 			{
-				Config: config("adopt = true"),
-				Check:  checkMemberField(t, "berlin", namespacesGVR, "", keep, "true", "metadata", "annotations", federation.AdoptedAnnotation),
+				Config:           config("adopt = true"),
+				Check:            checkMemberField(t, "berlin", namespacesGVR, "", keep, "true", "metadata", "annotations", federation.AdoptedAnnotation),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},

@@ -282,8 +282,8 @@ func applicationSpec(ctx context.Context, m *federatedApplicationModel) (objects
 		DeleteAdopted: m.DeletionPolicy.ValueString() == objectset.DeletionPolicyDeleteAdopted,
 		Adopt:         m.Adopt.ValueBool(),
 		Force:         m.ForceConflicts.ValueBool(),
-		Retain:      m.RetainReplicas.ValueBool(),
-		Application: m.Name.ValueString(),
+		Retain:        m.RetainReplicas.ValueBool(),
+		Application:   m.Name.ValueString(),
 	}
 	if spec.IgnoreFields, err = ignoreFieldsOf(ctx, m.IgnoreFields); err != nil {
 		return spec, err

@@ -43,20 +43,20 @@ func objectSpec(ctx context.Context, m *federatedObjectModel) (objectset.Spec, o
 		return objectset.Spec{}, objectset.Strategy{}, err
 	}
 	return objectset.Spec{
-		TypeName:     m.Type.ValueString(),
-		Template:     m.template().ValueString(),
-		TemplateAt:   setPath(m.templateAt()),
-		Placement:    cfg.placement,
-		PlacementSet: cfg.placementSet,
-		Overrides:    cfg.overrides,
-		Replicas:     cfg.replicas,
-		IgnoreFields: cfg.ignoreFields,
+		TypeName:      m.Type.ValueString(),
+		Template:      m.template().ValueString(),
+		TemplateAt:    setPath(m.templateAt()),
+		Placement:     cfg.placement,
+		PlacementSet:  cfg.placementSet,
+		Overrides:     cfg.overrides,
+		Replicas:      cfg.replicas,
+		IgnoreFields:  cfg.ignoreFields,
 		Orphan:        m.DeletionPolicy.ValueString() == deletionOrphan,
 		DeleteAdopted: m.DeletionPolicy.ValueString() == objectset.DeletionPolicyDeleteAdopted,
 		Adopt:         m.Adopt.ValueBool(),
 		Force:         m.ForceConflicts.ValueBool(),
-		Retain:       m.RetainReplicas.ValueBool(),
-		Wait:         wait,
+		Retain:        m.RetainReplicas.ValueBool(),
+		Wait:          wait,
 	}, strategy, nil
 }
 

@@ -13,16 +13,16 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
 )
 
-// A placement that leaves berlin while berlin is down cannot remove the
-// object there: the apply fails for berlin, the state keeps berlin in
-// rendered, and once berlin is back the next plan shows the removal and
+// A placement that leaves new-york while new-york is down cannot remove
+// the object there: the apply fails for new-york, the state keeps it in
+// rendered, and once new-york is back the next plan shows the removal and
 // the apply carries it out.
 func TestAccFederatedObject_removalOwedWhileAMemberIsDown(t *testing.T) {
 	acctest.Lab(t)
 	prefix, ns := "fo-owed", uniqueName("fo-owed")
 	cleanupObjectTest(t, prefix, ns)
-	t.Cleanup(func() { startMember(t, "berlin") })
-	berlin := prefix + "-berlin"
+	t.Cleanup(func() { startMember(t, "new-york") })
+	ny := prefix + "-ny"
 	config := func(clusters string) string {
 		return acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
 resource "kubefed_federated_object" "cm" {
@@ -33,28 +33,28 @@ resource "kubefed_federated_object" "cm" {
 }
 `, ns, clusters)
 	}
-	withBerlin := config(`[kubefed_federation_cluster.sf.name, kubefed_federation_cluster.berlin.name]`)
-	withoutBerlin := config(`[kubefed_federation_cluster.sf.name]`)
+	withNewYork := config(`[kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name]`)
+	withoutNewYork := config(`[kubefed_federation_cluster.sf.name]`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: withBerlin, Check: checkMemberField(t, "berlin", configMapsGVR, ns, "c", "blue", "data", "color")},
+			{Config: withNewYork, Check: checkMemberField(t, "new-york", configMapsGVR, ns, "c", "blue", "data", "color")},
 			{
-				PreConfig:   func() { stopMember(t, "berlin") },
-				Config:      withoutBerlin,
-				ExpectError: regexp.MustCompile(`(?s)failed on 1 cluster.*` + berlin),
+				PreConfig:   func() { stopMember(t, "new-york") },
+				Config:      withoutNewYork,
+				ExpectError: regexp.MustCompile(`(?s)failed on 1 cluster.*` + ny),
 			},
 			{
-				// berlin is back: the removal it still owes is planned, and
+				// new-york is back: the removal it still owes is planned, and
 				// nothing was removed meanwhile.
-				PreConfig:          func() { startMember(t, "berlin") },
-				Config:             withoutBerlin,
+				PreConfig:          func() { startMember(t, "new-york") },
+				Config:             withoutNewYork,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				Check:              checkMemberField(t, "berlin", configMapsGVR, ns, "c", "blue", "data", "color"),
+				Check:              checkMemberField(t, "new-york", configMapsGVR, ns, "c", "blue", "data", "color"),
 			},
 			{
-				Config: withoutBerlin,
+				Config: withoutNewYork,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("kubefed_federated_object.cm", plancheck.ResourceActionUpdate),
@@ -63,7 +63,7 @@ resource "kubefed_federated_object" "cm" {
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: checkGone(t, configMapsGVR, ns, "c", "berlin"),
+				Check: checkGone(t, configMapsGVR, ns, "c", "new-york"),
 			},
 		},
 	})
