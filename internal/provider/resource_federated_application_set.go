@@ -139,18 +139,20 @@ func manifestsOf(ctx context.Context, m *federatedApplicationModel, scope federa
 	return all, at, hookWarnings
 }
 
-// addHookWarnings names, element by element, the Helm hooks and tests of
-// a manifest list that the set leaves out.
+// addHookWarnings names the Helm hooks and tests of a manifest list, which
+// the set leaves out, and the element of each.
 func addHookWarnings(diags *diag.Diagnostics, list string, hooks []federation.Manifest) {
-	for start, end := 0, 0; start < len(hooks); start = end {
-		for end = start; end < len(hooks) && hooks[end].Element == hooks[start].Element; end++ {
-		}
-		at := path.Root(list).AtListIndex(hooks[start].Element)
-		diags.AddAttributeWarning(at, "Helm hooks and tests left out", fmt.Sprintf("%s holds objects that Helm runs at a release "+
-			"event or on `helm test` instead of installing them: %s. An application has no release events: they are not federated. "+
-			"Render the chart with --no-hooks (or --skip-tests) to leave them out, or remove the %s annotation to federate one.",
-			at, strings.Join(federation.HookNames(hooks[start:end]), ", "), federation.HookAnnotation))
+	if len(hooks) == 0 {
+		return
 	}
+	names := federation.HookNames(hooks)
+	for i, h := range hooks {
+		names[i] = fmt.Sprintf("%s (%s)", names[i], path.Root(list).AtListIndex(h.Element))
+	}
+	diags.AddAttributeWarning(path.Root(list), "Helm hooks and tests left out", fmt.Sprintf("Helm runs these objects at a release "+
+		"event or on `helm test` instead of installing them: %s. An application has no release events: they are not federated. "+
+		"Render the chart with --no-hooks (or --skip-tests) to leave them out, or remove the %s annotation to federate one.",
+		strings.Join(names, ", "), federation.HookAnnotation))
 }
 
 // keepPriorManifests plans the state's text of a manifest list that holds

@@ -80,7 +80,8 @@ func TestManifestsOf(t *testing.T) {
 		{name: "the default namespace, and a test left out with a warning",
 			manifests: []string{cm, account + "---\n" + test}, defaultNamespace: types.StringValue("web"),
 			wantKeys:     []string{"/v1/ConfigMap/x/a", "/v1/ServiceAccount/web/sa"},
-			wantWarnings: []string{"manifests[1]: manifests[1] holds objects that Helm runs at a release event or on `helm test` instead of installing them: Pod web/t-x1y2 (helm.sh/hook: test)."}},
+			wantWarnings: []string{"manifests: Helm runs these objects at a release event or on `helm test` instead of installing them: " +
+				"Pod web/t-x1y2 (helm.sh/hook: test) (manifests[1])."}},
 		{name: "a default not known yet", manifests: []string{account}, defaultNamespace: types.StringUnknown(),
 			wantKeys: []string{"/v1/ServiceAccount/sa"}},
 		{name: "both lists, with helm's empty and comment documents",
