@@ -13,7 +13,8 @@ func BuiltinScope(group, kind string) (namespaced, known bool) {
 }
 
 // builtinNamespaced is, by "<group>/<Kind>", whether Kubernetes' own kinds
-// are namespaced, as the API servers' discovery says.
+// are namespaced, as an API server's discovery says (a lab test compares
+// them with a member's).
 var builtinNamespaced = map[string]bool{
 	"/Binding": true, "/ConfigMap": true, "/Endpoints": true, "/Event": true, "/LimitRange": true,
 	"/PersistentVolumeClaim": true, "/Pod": true, "/PodTemplate": true, "/ReplicationController": true,
@@ -38,6 +39,7 @@ var builtinNamespaced = map[string]bool{
 	"batch/Job":                                                     true,
 	"certificates.k8s.io/CertificateSigningRequest":                 false,
 	"certificates.k8s.io/ClusterTrustBundle":                        false,
+	"certificates.k8s.io/PodCertificateRequest":                     true,
 	"coordination.k8s.io/Lease":                                     true,
 	"discovery.k8s.io/EndpointSlice":                                true,
 	"events.k8s.io/Event":                                           true,
@@ -55,6 +57,7 @@ var builtinNamespaced = map[string]bool{
 	"rbac.authorization.k8s.io/Role":                                true,
 	"rbac.authorization.k8s.io/RoleBinding":                         true,
 	"resource.k8s.io/DeviceClass":                                   false,
+	"resource.k8s.io/DeviceTaintRule":                               false,
 	"resource.k8s.io/ResourceSlice":                                 false,
 	"resource.k8s.io/ResourceClaim":                                 true,
 	"resource.k8s.io/ResourceClaimTemplate":                         true,
@@ -65,4 +68,5 @@ var builtinNamespaced = map[string]bool{
 	"storage.k8s.io/VolumeAttachment":                               false,
 	"storage.k8s.io/VolumeAttributesClass":                          false,
 	"storage.k8s.io/CSIStorageCapacity":                             true,
+	"storagemigration.k8s.io/StorageVersionMigration":               false,
 }
