@@ -15,8 +15,9 @@
 #   module of this repository. A piece of HCL that cannot plan on its own
 #   (one attribute of a block shown elsewhere, a CLI's backend) is fenced
 #   ```hcl instead, and the guide's text says what it belongs to. A guide's
-#   `helm template` command lines (in its ```shell blocks) run first, in that
-#   directory, with the pinned helm, so the files they write are there.
+#   `helm create` and `helm template` command lines (in its ```shell blocks)
+#   run first, in that directory, with the pinned helm, so the files they
+#   write are there.
 #
 # With guide names as arguments (getting-started ...), it checks those guides
 # only.
@@ -97,11 +98,11 @@ if [ $# -eq 0 ]; then
   echo "ok   examples/three-regions plans against the lab"
 fi
 
-# render_charts GUIDE DIR: runs the `helm template` lines of GUIDE's ```shell
-# blocks in DIR with the pinned helm.
+# render_charts GUIDE DIR: runs the `helm create` and `helm template` lines of
+# GUIDE's ```shell blocks in DIR with the pinned helm.
 render_charts() {
   local guide=$1 dir=$2 helm line
-  awk '/^```shell[[:space:]]*$/ { inside = 1; next } /^```/ { inside = 0; next } inside && /^helm template /' "$guide" |
+  awk '/^```shell[[:space:]]*$/ { inside = 1; next } /^```/ { inside = 0; next } inside && /^helm (create|template) /' "$guide" |
     while IFS= read -r line; do
       helm=${helm:-$(scripts/tool.sh helm)}
       (cd "$dir" && eval "\"\$helm\" ${line#helm }") || { echo "$guide: \`$line\` fails"; exit 1; }

@@ -25,7 +25,12 @@
 // elements of YAML or JSON documents, as `helm template` prints them, into
 // [Manifest]s, each a template for the renderer, named by a [Key] of the
 // form <group>/<version>/<Kind>/[<namespace>/]<name>; a [*ManifestError]
-// says in which element, document and List item a problem is.
+// says in which element, document and List item a problem is. As `helm
+// install -n` does, [ManifestOptions] give a default namespace to the
+// objects of namespaced kinds that name none ([BuiltinScope] knows the scope
+// of Kubernetes' own kinds with no cluster); Helm's hooks and tests are read
+// with their [Manifest.Hook], and [SplitHooks] leaves them out of the set.
+// [SameObjects] tells whether two texts of manifests hold the same objects.
 // [SelectObjects] gives each object the override rules whose [ObjectRef]
 // names it, and [ReplicasTarget] finds the object that receives a
 // cluster's replica count. On each cluster, [ApplyOrder] puts the objects

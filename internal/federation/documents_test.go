@@ -20,7 +20,7 @@ func TestTemplatesAndManifestsSplitDocumentsAlike(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ms, err := ParseManifests([]string{tt.text})
+			ms, err := ParseManifests([]string{tt.text}, ManifestOptions{})
 			if err != nil || len(ms) != tt.objects {
 				t.Fatalf("manifests: %d objects (%v), want %d", len(ms), err, tt.objects)
 			}

@@ -23,7 +23,7 @@ metadata: {name: settings, namespace: shop}
 data: {currency: USD}
 `, `{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}}`}
 
-	objects, err := federation.ParseManifests(manifests)
+	objects, err := federation.ParseManifests(manifests, federation.ManifestOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -42,9 +42,32 @@ type Manifest struct {
 	Position
 	Key Key
 	// Template is the object as one JSON document, as written (server-owned
-	// fields included, which the renderer drops with a warning): what a
-	// RenderSpec takes as its Template.
+	// fields included, which the renderer drops with a warning) with the
+	// default namespace given: what a RenderSpec takes as its Template.
 	Template string
+	// Hook is the value of the object's helm.sh/hook annotation: empty for
+	// an object of the chart, "test" or "pre-install,pre-upgrade" for one
+	// that Helm runs at a release event instead of installing it.
+	Hook string
+}
+
+// ManifestOptions say how a set reads objects that name no namespace.
+type ManifestOptions struct {
+	// DefaultNamespace is the namespace of the objects of a namespaced
+	// kind that name none, as `helm install -n` gives them; empty for
+	// none.
+	DefaultNamespace string
+	// Scope tells which kinds are namespaced. An object of a kind it does
+	// not know is taken as written; nil knows none.
+	Scope Scope
+}
+
+// scope is o.Scope, which may be nil.
+func (o ManifestOptions) scope(group, kind string) (namespaced, known bool) {
+	if o.Scope == nil {
+		return false, false
+	}
+	return o.Scope(group, kind)
 }
 
 // ManifestError reports a document that does not hold usable objects, or
@@ -78,22 +101,40 @@ func (e *DuplicateObjectError) Error() string {
 	return fmt.Sprintf("the same object as %s; a set holds each object once", e.First)
 }
 
+// MissingNamespaceError is the Err of a ManifestError for an object of a
+// namespaced kind that names no namespace, in a set without a default one.
+type MissingNamespaceError struct {
+	Kind string
+}
+
+func (e *MissingNamespaceError) Error() string {
+	return fmt.Sprintf("metadata.namespace is required: %s is namespaced", e.Kind)
+}
+
 // ParseManifests reads the objects of a set, in order. Each element holds
 // one or more YAML or JSON documents separated by "---" lines, as
 // yamlencode, a file or `helm template` give them; documents that are empty
 // or only comments are skipped, a List (kind List, or a kind ending in
 // "List", with items and no name) stands for its items. Each object needs
-// apiVersion, kind and metadata.name; whether its kind needs a namespace is
-// for the renderer to check, once the kind's scope is known. Every problem
-// found is a *ManifestError; several are joined with errors.Join.
-func ParseManifests(elements []string) ([]Manifest, error) {
+// apiVersion, kind and metadata.name. An object of a kind opts.Scope knows
+// to be namespaced that names no namespace gets opts.DefaultNamespace, or is
+// a *MissingNamespaceError when there is none; other kinds are for the
+// renderer to check, once their scope is known. Helm's hooks and tests are
+// read with their Hook, and never count as a second copy of an object.
+// Every problem found is a *ManifestError; several are joined with
+// errors.Join.
+func ParseManifests(elements []string, opts ManifestOptions) ([]Manifest, error) {
 	var objects []Manifest
 	var problems []error
 	first := map[Key]Position{}
 	for i, text := range elements {
-		found, errs := parseElement(i, text)
+		found, errs := parseElement(i, text, opts)
 		problems = append(problems, errs...)
 		for _, m := range found {
+			if m.Hook != "" {
+				objects = append(objects, m)
+				continue
+			}
 			if pos, dup := first[m.Key.unversioned()]; dup {
 				problems = append(problems, &ManifestError{Position: m.Position, Object: m.Key.Object(), Err: &DuplicateObjectError{First: pos}})
 				continue
@@ -109,7 +150,7 @@ func ParseManifests(elements []string) ([]Manifest, error) {
 }
 
 // parseElement reads the objects of one element.
-func parseElement(element int, text string) ([]Manifest, []error) {
+func parseElement(element int, text string, opts ManifestOptions) ([]Manifest, []error) {
 	var objects []Manifest
 	var problems []error
 	document := 0
@@ -119,7 +160,7 @@ func parseElement(element int, text string) ([]Manifest, []error) {
 		}
 		pos := Position{Element: element, Document: document, Line: d.line, Item: -1}
 		document++
-		found, errs := parseDocument(pos, d.text)
+		found, errs := parseDocument(pos, d.text, opts)
 		objects, problems = append(objects, found...), append(problems, errs...)
 	}
 	if document == 0 {
@@ -130,14 +171,14 @@ func parseElement(element int, text string) ([]Manifest, []error) {
 }
 
 // parseDocument reads the object of one document, or the items of a List.
-func parseDocument(pos Position, doc []byte) ([]Manifest, []error) {
+func parseDocument(pos Position, doc []byte, opts ManifestOptions) ([]Manifest, []error) {
 	v, err := decodeDocument(doc)
 	if err != nil {
 		return nil, []error{&ManifestError{Position: pos, Err: err}}
 	}
 	items, isList := listItems(v)
 	if !isList {
-		m, err := manifestOf(pos, v)
+		m, err := manifestOf(pos, v, opts)
 		if err != nil {
 			return nil, []error{err}
 		}
@@ -147,7 +188,7 @@ func parseDocument(pos Position, doc []byte) ([]Manifest, []error) {
 	var problems []error
 	for i, item := range items {
 		pos.Item = i
-		m, err := manifestOf(pos, item)
+		m, err := manifestOf(pos, item, opts)
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -157,8 +198,9 @@ func parseDocument(pos Position, doc []byte) ([]Manifest, []error) {
 	return objects, problems
 }
 
-// manifestOf checks one object and keeps it as a template.
-func manifestOf(pos Position, v any) (Manifest, error) {
+// manifestOf checks one object, gives it the default namespace where it
+// needs one, and keeps it as a template.
+func manifestOf(pos Position, v any, opts ManifestOptions) (Manifest, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return Manifest{}, &ManifestError{Position: pos, Err: fmt.Errorf("must be an object (a YAML mapping), not %s", describe(v))}
@@ -167,11 +209,22 @@ func manifestOf(pos Position, v any) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, &ManifestError{Position: pos, Object: objectLabel(obj), Err: err}
 	}
+	hook := hookOf(obj)
+	key := keyOf(id)
+	if namespaced, known := opts.scope(key.Group, key.Kind); known && namespaced && key.Namespace == "" {
+		if opts.DefaultNamespace == "" && hook == "" {
+			return Manifest{}, &ManifestError{Position: pos, Object: key.Object(), Err: &MissingNamespaceError{Kind: key.Kind}}
+		}
+		if opts.DefaultNamespace != "" {
+			key.Namespace = opts.DefaultNamespace
+			obj["metadata"].(map[string]any)["namespace"] = key.Namespace
+		}
+	}
 	text, err := encodeCanonical(obj)
 	if err != nil {
 		return Manifest{}, &ManifestError{Position: pos, Object: objectLabel(obj), Err: err}
 	}
-	return Manifest{Position: pos, Key: keyOf(id), Template: string(text)}, nil
+	return Manifest{Position: pos, Key: key, Template: string(text), Hook: hook}, nil
 }
 
 // manifestIdentity checks the fields that identify obj, and its labels, as

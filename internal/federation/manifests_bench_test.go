@@ -23,12 +23,12 @@ func BenchmarkParseManifests30Objects(b *testing.B) {
 		text.WriteString(strings.ReplaceAll(component, "shop-web", fmt.Sprintf("shop-web-%d", i)))
 	}
 	elements := []string{text.String()}
-	if ms, err := ParseManifests(elements); err != nil || len(ms) != 30 {
+	if ms, err := ParseManifests(elements, ManifestOptions{}); err != nil || len(ms) != 30 {
 		b.Fatalf("the chart holds %d objects (%v), want 30", len(ms), err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ParseManifests(elements); err != nil {
+		if _, err := ParseManifests(elements, ManifestOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,16 +8,18 @@ import (
 // FuzzParseManifests parses two fuzzed elements. It never panics; a
 // problem is a *ManifestError about one of the elements; every object
 // accepted has a kind and a name, a key that parses back, a canonical JSON
-// template that says the same identity, and no twin in the set.
+// template that says the same identity, and no twin in the set but Helm's
+// hooks; an object of a namespaced built-in kind has a namespace.
 func FuzzParseManifests(f *testing.F) {
 	f.Add(configMapDoc, deploymentDoc)
 	f.Add("---\n# Source: x.yaml\n---\n"+configMapDoc+"--- # c\n", "")
 	f.Add("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Namespace, metadata: {name: a}}\n", `{"apiVersion":"v1","kind":"ConfigMapList","items":[1]}`)
 	f.Add(configMapDoc, configMapDoc)
 	f.Add("apiVersion: a/b/c\nkind: K\nmetadata: {name: x/y}\n", "{\"kind\": ,}")
+	f.Add("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n", "apiVersion: v1\nkind: Pod\nmetadata: {name: t, annotations: {helm.sh/hook: test}}\n")
 	f.Fuzz(func(t *testing.T, first, second string) {
 		elements := []string{first, second}
-		ms, err := ParseManifests(elements)
+		ms, err := ParseManifests(elements, ManifestOptions{DefaultNamespace: "fuzz", Scope: BuiltinScope})
 		if err != nil {
 			checkManifestProblems(t, err, len(elements))
 			return
@@ -30,10 +32,13 @@ func FuzzParseManifests(f *testing.F) {
 			if back, err := ParseKey(m.Key.String()); err != nil || back != m.Key {
 				t.Fatalf("key %q parses back as %+v, %v", m.Key, back, err)
 			}
-			if seen[m.Key.unversioned()] {
+			if seen[m.Key.unversioned()] && m.Hook == "" {
 				t.Fatalf("accepted %s twice", m.Key)
 			}
-			seen[m.Key.unversioned()] = true
+			seen[m.Key.unversioned()] = seen[m.Key.unversioned()] || m.Hook == ""
+			if namespaced, _ := BuiltinScope(m.Key.Group, m.Key.Kind); namespaced && m.Key.Namespace == "" {
+				t.Fatalf("accepted %s, of a namespaced kind, without a namespace", m.Key)
+			}
 			if m.Element < 0 || m.Element >= len(elements) || m.Document < 0 || m.Line < 1 {
 				t.Fatalf("accepted %s at an impossible position %+v", m.Key, m.Position)
 			}

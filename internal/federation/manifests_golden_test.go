@@ -34,7 +34,7 @@ func helmChartGolden(t *testing.T) helmGolden {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := ParseManifests([]string{string(chart)})
+	ms, err := ParseManifests([]string{string(chart)}, ManifestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

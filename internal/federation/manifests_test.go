@@ -78,7 +78,7 @@ func TestParseManifestsFindsEveryObject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseManifests(tt.elements)
+			got, err := ParseManifests(tt.elements, ManifestOptions{})
 			if err != nil {
 				t.Fatalf("ParseManifests: %v", err)
 			}
@@ -149,7 +149,7 @@ func TestParseManifestsLocatesEveryProblem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseManifests(tt.elements)
+			got, err := ParseManifests(tt.elements, ManifestOptions{})
 			if err == nil {
 				t.Fatalf("accepted %+v", placedOf(got))
 			}
@@ -171,7 +171,7 @@ func TestParseManifestsLocatesEveryProblem(t *testing.T) {
 }
 
 func TestManifestErrorSaysWhereAndWhat(t *testing.T) {
-	_, err := ParseManifests([]string{configMapDoc, "# Source: a.yaml\n---\n" + configMapDoc})
+	_, err := ParseManifests([]string{configMapDoc, "# Source: a.yaml\n---\n" + configMapDoc}, ManifestOptions{})
 	want := "element 1, document 0 (from line 3) (ConfigMap shop/settings): the same object as element 0, document 0 (from line 1); a set holds each object once"
 	var dup *DuplicateObjectError
 	if err == nil || err.Error() != want || !errors.As(err, &dup) || dup.First.Element != 0 {
@@ -182,7 +182,7 @@ func TestManifestErrorSaysWhereAndWhat(t *testing.T) {
 // A manifest's template goes through the renderer as any template does:
 // the set is the same pipeline with a list in it.
 func TestManifestTemplatesRenderAsTemplates(t *testing.T) {
-	ms, err := ParseManifests([]string{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: shop\n  uid: x\ndata: {count: \"1\"}\nbig: 1e3\n"})
+	ms, err := ParseManifests([]string{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: shop\n  uid: x\ndata: {count: \"1\"}\nbig: 1e3\n"}, ManifestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

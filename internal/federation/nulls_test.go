@@ -88,7 +88,7 @@ func TestTemplateNullFieldRendersAsIfAbsent(t *testing.T) {
 			if host, wantHost := mustRenderer(t, tt.with).HostTemplate(), base.HostTemplate(); !reflect.DeepEqual(host, wantHost) {
 				t.Errorf("host template %v\nwant          %v", host, wantHost)
 			}
-			ms, err := ParseManifests([]string{tt.with})
+			ms, err := ParseManifests([]string{tt.with}, ManifestOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

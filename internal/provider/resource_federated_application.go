@@ -67,8 +67,15 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 			Description: "The objects of the application: each element one or more YAML or JSON documents separated by `---` lines, " +
 				"so `yamlencode(...)`, `file(...)` and the output of `helm template` work as they are. Empty and comment-only " +
 				"documents are skipped; a `List` stands for its items. Each object needs `apiVersion`, `kind`, `metadata.name` and, " +
-				"for namespaced kinds, `metadata.namespace`; each object appears once. A field whose value is `null` is left " +
+				"for namespaced kinds, `metadata.namespace` or `default_namespace`; each object appears once. Helm's hooks and " +
+				"tests (annotation `helm.sh/hook`) are left out, with a warning. A field whose value is `null` is left " +
 				"out, as in `kubefed_federated_object`'s `template`. A Secret goes in `sensitive_manifests`.",
+		},
+		"default_namespace": schema.StringAttribute{
+			Optional: true,
+			Description: "The namespace of the objects of a namespaced kind that name none, as `helm install -n` gives it: " +
+				"`rendered` shows them in it. Objects that name a namespace keep theirs; cluster-scoped kinds get none.",
+			Validators: []validator.String{dnsLabelValidator},
 		},
 		"sensitive_manifests": schema.ListAttribute{
 			Optional:    true,

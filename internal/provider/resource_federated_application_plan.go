@@ -43,6 +43,8 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 		return
 	}
 	defer redactDiagnostics(&resp.Diagnostics, set.Secrets())
+	resp.Diagnostics.Append(set.hooks...)
+	keepPriorManifests(ctx, &plan, prior, set.scope)
 	seen, diags := registeredAtReadNote.Load(ctx, resp.Private)
 	resp.Diagnostics.Append(diags...)
 	snapshot, err := r.data.snapshot(ctx)

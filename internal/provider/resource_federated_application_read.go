@@ -249,7 +249,7 @@ func (r *federatedApplicationResource) ValidateConfig(ctx context.Context, req r
 	if !fullyKnown(m.Manifests) || !fullyKnown(m.SensitiveManifests) {
 		return
 	}
-	manifests, _ := manifestsOf(ctx, &m, &resp.Diagnostics)
+	manifests, _, _ := manifestsOf(ctx, &m, federation.BuiltinScope, &resp.Diagnostics)
 	if m.Manifests.IsNull() && m.SensitiveManifests.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("manifests"), "No objects", "Set manifests or sensitive_manifests: an application holds at least one object.")
 	}

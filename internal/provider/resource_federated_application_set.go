@@ -23,6 +23,7 @@ type federatedApplicationModel struct {
 	Name               types.String   `tfsdk:"name"`
 	Manifests          types.List     `tfsdk:"manifests"`
 	SensitiveManifests types.List     `tfsdk:"sensitive_manifests"`
+	DefaultNamespace   types.String   `tfsdk:"default_namespace"`
 	Placement          types.Object   `tfsdk:"placement"`
 	Overrides          types.List     `tfsdk:"overrides"`
 	ReplicasObject     types.Object   `tfsdk:"replicas_object"`
@@ -75,13 +76,24 @@ type appObject struct {
 type appSet struct {
 	*objectset.Set
 	where map[string]*appObject
+	// hooks warns of the Helm hooks and tests left out of the set.
+	hooks diag.Diagnostics
+	scope federation.Scope
 }
 
-// manifestsOf parses both manifest lists; errors are reported at their element.
-func manifestsOf(ctx context.Context, m *federatedApplicationModel, diags *diag.Diagnostics) ([]federation.Manifest, []path.Path) {
+// manifestsOf parses both manifest lists, with default_namespace for the
+// kinds scope knows to be namespaced; errors are reported at their
+// element, and the warnings of the hooks left out are returned.
+func manifestsOf(ctx context.Context, m *federatedApplicationModel, scope federation.Scope, diags *diag.Diagnostics) ([]federation.Manifest,
+	[]path.Path, diag.Diagnostics) {
 	var all []federation.Manifest
 	var at []path.Path
+	var hookWarnings diag.Diagnostics
 	seen := map[string]path.Path{}
+	opts := federation.ManifestOptions{DefaultNamespace: m.DefaultNamespace.ValueString(), Scope: scope}
+	if m.DefaultNamespace.IsUnknown() {
+		opts.Scope = nil
+	}
 	for _, list := range []struct {
 		name  string
 		value types.List
@@ -91,15 +103,23 @@ func manifestsOf(ctx context.Context, m *federatedApplicationModel, diags *diag.
 			continue
 		}
 		diags.Append(list.value.ElementsAs(ctx, &elements, false)...)
-		found, err := federation.ParseManifests(elements)
+		found, err := federation.ParseManifests(elements, opts)
 		for _, e := range splitErrors(err) {
 			var me *federation.ManifestError
+			var missing *federation.MissingNamespaceError
 			where := path.Root(list.name)
 			if errors.As(e, &me) {
 				where = where.AtListIndex(me.Element)
 			}
+			if errors.As(e, &missing) {
+				diags.AddAttributeError(where, "Missing namespace", fmt.Sprintf("%s: %v. Set default_namespace (the namespace "+
+					"`helm install -n` gives), or metadata.namespace.", where, e))
+				continue
+			}
 			diags.AddAttributeError(where, "Invalid manifest", fmt.Sprintf("%s: %v", where, e))
 		}
+		found, hooks := federation.SplitHooks(found)
+		addHookWarnings(&hookWarnings, list.name, hooks)
 		for _, mf := range found {
 			where := path.Root(list.name).AtListIndex(mf.Element)
 			unversioned := mf.Key
@@ -117,7 +137,46 @@ func manifestsOf(ctx context.Context, m *federatedApplicationModel, diags *diag.
 			all, at = append(all, mf), append(at, where)
 		}
 	}
-	return all, at
+	return all, at, hookWarnings
+}
+
+// addHookWarnings names the Helm hooks and tests of a manifest list, which
+// the set leaves out, and the element of each.
+func addHookWarnings(diags *diag.Diagnostics, list string, hooks []federation.Manifest) {
+	if len(hooks) == 0 {
+		return
+	}
+	names := federation.HookNames(hooks)
+	for i, h := range hooks {
+		names[i] = fmt.Sprintf("%s (%s)", names[i], path.Root(list).AtListIndex(h.Element))
+	}
+	diags.AddAttributeWarning(path.Root(list), "Helm hooks and tests left out", fmt.Sprintf("Helm runs these objects at a release "+
+		"event or on `helm test` instead of installing them: %s. An application has no release events: they are not federated. "+
+		"Render the chart with --no-hooks (or --skip-tests) to leave them out, or remove the %s annotation to federate one.",
+		strings.Join(names, ", "), federation.HookAnnotation))
+}
+
+// keepPriorManifests plans the state's text of a manifest list that holds
+// the configuration's objects (differing in layout, comments or Helm hooks
+// and tests only): a chart rendered again with the same values plans nothing.
+func keepPriorManifests(ctx context.Context, plan, prior *federatedApplicationModel, scope federation.Scope) {
+	if prior == nil {
+		return
+	}
+	opts := federation.ManifestOptions{DefaultNamespace: plan.DefaultNamespace.ValueString(), Scope: scope}
+	for _, l := range []struct {
+		planned *types.List
+		prior   types.List
+	}{{&plan.Manifests, prior.Manifests}, {&plan.SensitiveManifests, prior.SensitiveManifests}} {
+		var now, before []string
+		if l.planned.IsNull() || l.prior.IsNull() || l.planned.ElementsAs(ctx, &now, false).HasError() ||
+			l.prior.ElementsAs(ctx, &before, false).HasError() {
+			continue
+		}
+		if federation.SameObjects(now, before, opts) {
+			*l.planned = l.prior
+		}
+	}
 }
 
 // splitErrors is the errors errors.Join put together.
@@ -209,7 +268,13 @@ func setStrategy(ctx context.Context, v types.Object) (objectset.Strategy, error
 // comes from.
 func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.Env, m *federatedApplicationModel) (*appSet, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	manifests, at := manifestsOf(ctx, m, &diags)
+	types, err := env.Types(ctx)
+	if err != nil {
+		diags.AddError("Cannot read the enabled types", err.Error())
+		return nil, diags
+	}
+	scope := objectset.Scope(types)
+	manifests, at, hooks := manifestsOf(ctx, m, scope, &diags)
 	rules, err := setRules(ctx, m.Overrides)
 	if err != nil {
 		addInputError(&diags, err)
@@ -237,12 +302,7 @@ func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.E
 		return nil, diags
 	}
 	target, hasTarget := r.replicasTarget(ctx, m, keys, &diags)
-	types, err := env.Types(ctx)
-	if err != nil {
-		diags.AddError("Cannot read the enabled types", err.Error())
-		return nil, diags
-	}
-	set := &appSet{where: map[string]*appObject{}}
+	set := &appSet{where: map[string]*appObject{}, hooks: hooks, scope: scope}
 	var objects []*objectset.Object
 	for i, mf := range manifests {
 		where := &appObject{key: mf.Key, at: at[i], rules: perObject[i].Index}

@@ -64,12 +64,26 @@ func TestManifestsOf(t *testing.T) {
 	ctx := context.Background()
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: x}\n"
 	secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: x}\n"
+	account := "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa}\n"
+	test := "apiVersion: v1\nkind: Pod\nmetadata: {name: t-x1y2, annotations: {helm.sh/hook: test}}\n"
 	tests := []struct {
 		name                 string
 		manifests, sensitive []string
+		defaultNamespace     types.String
 		wantKeys             []string
 		wantErrs             []string
+		wantWarnings         []string
 	}{
+		{name: "a namespaced object without a namespace and no default",
+			manifests: []string{cm, account},
+			wantErrs:  []string{"manifests[1]: manifests[1]: element 1, document 0 (from line 1) (ServiceAccount sa): metadata.namespace is required: ServiceAccount is namespaced. Set default_namespace"}},
+		{name: "the default namespace, and a test left out with a warning",
+			manifests: []string{cm, account + "---\n" + test}, defaultNamespace: types.StringValue("web"),
+			wantKeys:     []string{"/v1/ConfigMap/x/a", "/v1/ServiceAccount/web/sa"},
+			wantWarnings: []string{"manifests: Helm runs these objects at a release event or on `helm test` instead of installing them: " +
+				"Pod web/t-x1y2 (helm.sh/hook: test) (manifests[1])."}},
+		{name: "a default not known yet", manifests: []string{account}, defaultNamespace: types.StringUnknown(),
+			wantKeys: []string{"/v1/ServiceAccount/sa"}},
 		{name: "both lists, with helm's empty and comment documents",
 			manifests: []string{"---\n# Source: x\n---\n" + cm + "---\n"}, sensitive: []string{secret},
 			wantKeys: []string{"/v1/ConfigMap/x/a", "/v1/Secret/x/s"}},
@@ -82,9 +96,18 @@ func TestManifestsOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := &federatedApplicationModel{Manifests: listOrNull(tt.manifests), SensitiveManifests: listOrNull(tt.sensitive)}
+			m := &federatedApplicationModel{Manifests: listOrNull(tt.manifests), SensitiveManifests: listOrNull(tt.sensitive),
+				DefaultNamespace: tt.defaultNamespace}
 			var diags diag.Diagnostics
-			found, _ := manifestsOf(ctx, m, &diags)
+			found, _, warnings := manifestsOf(ctx, m, federation.BuiltinScope, &diags)
+			for i, want := range tt.wantWarnings {
+				if i >= len(warnings) || !strings.HasPrefix(warnings[i].(diag.DiagnosticWithPath).Path().String()+": "+warnings[i].Detail(), want) {
+					t.Errorf("warnings %v, want %q", warnings, want)
+				}
+			}
+			if len(warnings) != len(tt.wantWarnings) {
+				t.Errorf("%d warnings, want %d: %v", len(warnings), len(tt.wantWarnings), warnings)
+			}
 			var keys []string
 			for _, mf := range found {
 				keys = append(keys, mf.Key.String())
@@ -171,5 +194,44 @@ func TestPathOfAndSetPath(t *testing.T) {
 		if back := setPath(framework); back.String() != p.String() {
 			t.Errorf("setPath(pathOf(%s)) = %s", p, back)
 		}
+	}
+}
+
+// A chart rendered again, with the same values but a new random name for
+// its test Pod, plans the state's text; a change of an object plans the
+// configuration's.
+func TestKeepPriorManifests(t *testing.T) {
+	ctx := context.Background()
+	render := func(testName, replicas string) types.List {
+		return stringList([]string{"apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa}\n---\n" +
+			"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: " + replicas + "}\n---\n" +
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: " + testName + ", annotations: {helm.sh/hook: test}}\n"})
+	}
+	prior := &federatedApplicationModel{Manifests: render("web-test-ab1cd", "1"), SensitiveManifests: types.ListNull(types.StringType),
+		DefaultNamespace: types.StringValue("web")}
+	for _, tt := range []struct {
+		name      string
+		manifests types.List
+		keepPrior bool
+	}{
+		{"rendered again", render("web-test-x9y8z", "1"), true},
+		{"a value changed", render("web-test-x9y8z", "2"), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := &federatedApplicationModel{Manifests: tt.manifests, SensitiveManifests: types.ListNull(types.StringType),
+				DefaultNamespace: types.StringValue("web")}
+			keepPriorManifests(ctx, plan, prior, federation.BuiltinScope)
+			if kept := plan.Manifests.Equal(prior.Manifests); kept != tt.keepPrior {
+				t.Fatalf("planned the state's manifests: %v, want %v", kept, tt.keepPrior)
+			}
+			if !tt.keepPrior && !plan.Manifests.Equal(tt.manifests) {
+				t.Fatal("the configuration's manifests are not planned")
+			}
+		})
+	}
+	create := &federatedApplicationModel{Manifests: render("web-test-x9y8z", "1"), DefaultNamespace: types.StringValue("web")}
+	keepPriorManifests(ctx, create, nil, federation.BuiltinScope)
+	if create.Manifests.Equal(prior.Manifests) {
+		t.Fatal("a create plans the state's manifests")
 	}
 }

@@ -70,6 +70,13 @@ func TestAccValidate_errorsWithNoHostReachable(t *testing.T) {
 			step(offlineObject(goodTemplate, `  timeouts = { create = "soon" }`), "Invalid Attribute Value Time Duration", `"soon"`),
 			step(offlineObject(goodTemplate, `  timeouts = { update = "0s" }`), "Invalid timeout", `"0s" is not a positive duration`),
 			step(`
+resource "kubefed_federated_application" "chart" {
+  name      = "chart"
+  manifests = [yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = "web" } }),
+    "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web}\n"]
+}
+`, "Missing namespace", "manifests[1]", "ServiceAccount web", "Set default_namespace"),
+			step(`
 resource "kubefed_replica_scheduling_preference" "web" {
   namespace      = "shop"
   name           = "web"
