@@ -3,6 +3,7 @@ package federation
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // HookAnnotation marks the objects of a chart that Helm does not install
@@ -44,14 +45,13 @@ func HookNames(hooks []Manifest) []string {
 }
 
 // SameObjects reports whether two texts of a set's manifests, read with
-// the same options, hold the same objects in the same elements: they differ
-// in layout, comments, key order and hooks only, so that the
-// earlier text stands for the later one and a chart rendered again with the
-// same values changes nothing. Texts that do not parse are not the same.
+// the same options, hold the same objects: they differ in layout, comments,
+// key order, the split into elements, the order of the objects and hooks
+// only, so that the earlier text stands for the later one. A chart rendered
+// again with the same values changes nothing, and neither does a set
+// imported from the host (one element per object) against the
+// configuration's text. Texts that do not parse are not the same.
 func SameObjects(a, b []string, opts ManifestOptions) bool {
-	if len(a) != len(b) {
-		return false
-	}
 	parsedA, errA := ParseManifests(a, opts)
 	parsedB, errB := ParseManifests(b, opts)
 	if errA != nil || errB != nil {
@@ -59,7 +59,10 @@ func SameObjects(a, b []string, opts ManifestOptions) bool {
 	}
 	objectsA, _ := SplitHooks(parsedA)
 	objectsB, _ := SplitHooks(parsedB)
+	byKey := func(x, y Manifest) int { return strings.Compare(x.Key.String(), y.Key.String()) }
+	slices.SortFunc(objectsA, byKey)
+	slices.SortFunc(objectsB, byKey)
 	return slices.EqualFunc(objectsA, objectsB, func(x, y Manifest) bool {
-		return x.Element == y.Element && x.Key == y.Key && x.Template == y.Template
+		return x.Key == y.Key && x.Template == y.Template
 	})
 }
