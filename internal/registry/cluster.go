@@ -76,6 +76,9 @@ func SecretNameFor(cluster string) string {
 // cannot be written leaves the registration in place and is reported as a
 // *HealthNotRecordedError, with the health the probe found.
 func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
+	if r.readOnly {
+		return healthOfProbe(probe), ErrReadOnly
+	}
 	written, err := r.applyClusterObject(ctx, c)
 	if err != nil {
 		return healthOfProbe(probe), err
@@ -101,6 +104,9 @@ func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.
 // the token after a switch to a certificate) are removed. A status that
 // cannot be written is reported as for RegisterCluster.
 func (r *Registry) ApplyCluster(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
+	if r.readOnly {
+		return healthOfProbe(probe), ErrReadOnly
+	}
 	if err := r.applySecret(ctx, c); err != nil {
 		return healthOfProbe(probe), err
 	}
@@ -127,14 +133,8 @@ func healthNotRecorded(err error) error {
 }
 
 func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
-	data := map[string][]byte{}
-	if c.Connection.Token != "" {
-		data[SecretKeyToken] = []byte(c.Connection.Token)
-	}
-	if len(c.Connection.ClientCertificate) > 0 {
-		data[SecretKeyClientCertificate] = c.Connection.ClientCertificate
-		data[SecretKeyClientKey] = c.Connection.ClientKey
-	}
+	data := Credentials{Token: c.Connection.Token, ClientCertificate: c.Connection.ClientCertificate,
+		ClientKey: c.Connection.ClientKey}.secretData()
 	connection, err := connectionAnnotation(c)
 	if err != nil {
 		return fmt.Errorf("recording the connection of cluster %q on its Secret: %w", c.Name, err)
@@ -184,14 +184,18 @@ func (r *Registry) GetCluster(ctx context.Context, name string) (*Cluster, error
 		return nil, fmt.Errorf("reading KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
 	}
 	c, err := clusterFromObject(u)
-	if err != nil || c.SecretName == "" {
+	if err != nil {
 		return c, err
 	}
-	secret, err := r.kubernetes.CoreV1().Secrets(r.namespace).Get(ctx, c.SecretName, metav1.GetOptions{})
+	namespace, secretName := r.credentialSecret(*c)
+	if secretName == "" {
+		return c, nil
+	}
+	secret, err := r.kubernetes.CoreV1().Secrets(namespace).Get(ctx, secretName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
-		return nil, fmt.Errorf("reading Secret %s/%s of cluster %q in the host: %w", r.namespace, c.SecretName, name, err)
+		return nil, fmt.Errorf("reading Secret %s/%s of cluster %q in the host: %w", namespace, secretName, name, err)
 	default:
 		c.setCredentials(secret.Data)
 	}
@@ -199,15 +203,18 @@ func (r *Registry) GetCluster(ctx context.Context, name string) (*Cluster, error
 }
 
 // Clusters reads every registered cluster, with its credentials, from the
-// host. A host without the KubeFedCluster CRD has no clusters yet.
+// host: a read-only registry lists the read credentials' namespace, and
+// never the federation namespace's Secrets. A host without the
+// KubeFedCluster CRD has no clusters yet.
 func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
 	// The Secrets are listed beside the clusters, not after them: one round
 	// trip to the host instead of two.
 	var secrets *corev1.SecretList
 	var secretsErr error
 	var wg sync.WaitGroup
+	namespace, _ := r.credentialSecret(Cluster{})
 	wg.Go(func() {
-		secrets, secretsErr = r.kubernetes.CoreV1().Secrets(r.namespace).List(ctx, metav1.ListOptions{})
+		secrets, secretsErr = r.kubernetes.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{})
 	})
 	clusters, err := r.listClusters(ctx)
 	wg.Wait()
@@ -215,7 +222,7 @@ func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
 		return clusters, err
 	}
 	if secretsErr != nil && !apierrors.IsNotFound(secretsErr) {
-		return nil, fmt.Errorf("listing Secrets in namespace %q of the host: %w", r.namespace, secretsErr)
+		return nil, fmt.Errorf("listing Secrets in namespace %q of the host: %w", namespace, secretsErr)
 	}
 	data := map[string]map[string][]byte{}
 	if secrets != nil {
@@ -224,7 +231,8 @@ func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
 		}
 	}
 	for i := range clusters {
-		clusters[i].setCredentials(data[clusters[i].SecretName])
+		_, name := r.credentialSecret(clusters[i])
+		clusters[i].setCredentials(data[name])
 	}
 	return clusters, nil
 }
@@ -270,8 +278,12 @@ func (c *Cluster) setCredentials(data map[string][]byte) {
 
 // HasCredentialSecret reports whether the federation namespace holds the
 // credential Secret of that name: a KubeFedCluster removed by hand leaves
-// it, with the member's token, behind.
+// it, with the member's token, behind. A read-only registry, which reads no
+// credential Secret, answers that it does.
 func (r *Registry) HasCredentialSecret(ctx context.Context, secretName string) (bool, error) {
+	if r.readOnly {
+		return true, nil
+	}
 	_, err := r.kubernetes.CoreV1().Secrets(r.namespace).Get(ctx, secretName, metav1.GetOptions{})
 	switch {
 	case err == nil:
@@ -282,11 +294,17 @@ func (r *Registry) HasCredentialSecret(ctx context.Context, secretName string) (
 	return false, fmt.Errorf("reading Secret %s/%s of the host: %w", r.namespace, secretName, err)
 }
 
-// DeleteCluster removes the KubeFedCluster and its Secret. What is already
-// gone is not an error.
+// DeleteCluster removes the KubeFedCluster, its Secret and its read
+// credentials' Secret. What is already gone is not an error.
 func (r *Registry) DeleteCluster(ctx context.Context, name, secretName string) error {
+	if r.readOnly {
+		return ErrReadOnly
+	}
 	if err := r.clusters().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
+	}
+	if err := r.deleteReadCredentials(ctx, name); err != nil {
+		return err
 	}
 	if secretName == "" {
 		return nil
@@ -309,9 +327,13 @@ const healthRecordAge = time.Minute
 // the status c was read with when it did not change. A probe that finds
 // what the status records, probed less than healthRecordAge before, is not
 // written. It returns the health as recorded, which keeps the last known
-// version of a cluster that does not answer.
+// version of a cluster that does not answer. A read-only registry writes
+// nothing and answers ErrReadOnly with that health.
 func (r *Registry) WriteHealthOver(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
 	status, health := probedStatus(c.recorded, probe)
+	if r.readOnly {
+		return health, ErrReadOnly
+	}
 	if recordedRecently(c.recorded, status, healthRecordAge) {
 		return health, nil
 	}

@@ -52,6 +52,9 @@ func connectionAnnotation(c Cluster) (string, error) {
 // SecretConnectionAnnotation recorded. It returns ErrNotFound when no Secret
 // of the federation namespace records the cluster.
 func (r *Registry) UnregisteredCluster(ctx context.Context, name string) (*Cluster, error) {
+	if r.readOnly {
+		return nil, fmt.Errorf("cluster %q is no longer registered, and its credential Secret is not read: %w", name, ErrReadOnly)
+	}
 	secrets, err := r.kubernetes.CoreV1().Secrets(r.namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing Secrets in namespace %q of the host for cluster %q's credentials: %w", r.namespace, name, err)
