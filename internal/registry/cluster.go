@@ -46,6 +46,10 @@ type Cluster struct {
 	// Identity is the UID of the member's kube-system namespace as its
 	// registration read it; empty when it could not.
 	Identity string
+	// Read are the read credentials a registration writes beside its
+	// credentials (ApplyReadCredentials); the clusters read from the host
+	// leave it empty.
+	Read Credentials
 
 	// recorded is the status the host held when the cluster was read:
 	// a probe written over it keeps the transition times of conditions
@@ -70,9 +74,10 @@ func SecretNameFor(cluster string) string {
 
 // RegisterCluster writes a new registration and records probe as its
 // health: the KubeFedCluster first, so that a registration the host
-// refuses writes nothing, then the credential Secret and the cluster's
-// status together. When the Secret cannot be written, the KubeFedCluster is
-// removed again: a failed registration leaves nothing behind. A status that
+// refuses writes nothing, then the credential Secret (and the read
+// credentials, if any) and the cluster's status together. When a Secret
+// cannot be written, the KubeFedCluster is removed again: a failed
+// registration leaves no registration behind. A status that
 // cannot be written leaves the registration in place and is reported as a
 // *HealthNotRecordedError, with the health the probe found.
 func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
@@ -88,6 +93,9 @@ func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.
 	var wg sync.WaitGroup
 	wg.Go(func() { health, healthErr = r.WriteHealthOver(ctx, *written, probe) })
 	err = r.applySecret(ctx, c)
+	if err == nil && !c.Read.Empty() {
+		err = r.ApplyReadCredentials(ctx, c.Name, c.Read)
+	}
 	wg.Wait()
 	if err != nil {
 		if derr := r.clusters().Delete(ctx, c.Name, metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
@@ -99,8 +107,8 @@ func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.
 }
 
 // ApplyCluster rewrites a registration with server-side apply: its
-// credential Secret, then its KubeFedCluster, then the status that records
-// probe. Fields the provider applied before and no longer applies (a label,
+// credential Secret and its read credentials (removed when it has none),
+// then its KubeFedCluster, then the status that records probe. Fields the provider applied before and no longer applies (a label,
 // the token after a switch to a certificate) are removed. A status that
 // cannot be written is reported as for RegisterCluster.
 func (r *Registry) ApplyCluster(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
@@ -108,6 +116,9 @@ func (r *Registry) ApplyCluster(ctx context.Context, c Cluster, probe member.Pro
 		return healthOfProbe(probe), ErrReadOnly
 	}
 	if err := r.applySecret(ctx, c); err != nil {
+		return healthOfProbe(probe), err
+	}
+	if err := r.ApplyReadCredentials(ctx, c.Name, c.Read); err != nil {
 		return healthOfProbe(probe), err
 	}
 	written, err := r.applyClusterObject(ctx, c)
