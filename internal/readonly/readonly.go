@@ -11,23 +11,23 @@ import (
 )
 
 // Wrap is server with its applies (creates, updates and destroys) refused
-// while refusal answers an error, which says why. Everything else, the
-// plans and refreshes in particular, goes to server.
-func Wrap(server tfprotov6.ProviderServer, refusal func() error) tfprotov6.ProviderServer {
+// while refusal answers why; an empty answer lets them through. Everything
+// else, the plans and refreshes in particular, goes to server.
+func Wrap(server tfprotov6.ProviderServer, refusal func() string) tfprotov6.ProviderServer {
 	return guarded{ProviderServer: server, refusal: refusal}
 }
 
 type guarded struct {
 	tfprotov6.ProviderServer
-	refusal func() error
+	refusal func() string
 }
 
 // ApplyResourceChange answers a refused apply with an error and the
 // resource as it was: a create leaves nothing, an update and a destroy
 // leave the state as they found it.
 func (g guarded) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	err := g.refusal()
-	if err == nil {
+	why := g.refusal()
+	if why == "" {
 		return g.ProviderServer.ApplyResourceChange(ctx, req)
 	}
 	return &tfprotov6.ApplyResourceChangeResponse{
@@ -37,7 +37,7 @@ func (g guarded) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRe
 		Diagnostics: []*tfprotov6.Diagnostic{{
 			Severity: tfprotov6.DiagnosticSeverityError,
 			Summary:  fmt.Sprintf("Cannot change %s: the provider is read-only", req.TypeName),
-			Detail:   err.Error(),
+			Detail:   why,
 		}},
 	}, nil
 }

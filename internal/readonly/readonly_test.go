@@ -2,7 +2,6 @@ package readonly
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -25,18 +24,18 @@ func TestWrap(t *testing.T) {
 	req := &tfprotov6.ApplyResourceChangeRequest{TypeName: "kubefed_federation_cluster", PriorState: prior}
 	tests := []struct {
 		name       string
-		refusal    error
+		refusal    string
 		wantServed int
 		wantError  string
 	}{
 		{name: "a provider that may write applies", wantServed: 1},
-		{name: "a read-only provider refuses before the resource runs", refusal: errors.New("read_only = true"),
+		{name: "a read-only provider refuses before the resource runs", refusal: "read_only = true",
 			wantError: "Cannot change kubefed_federation_cluster: the provider is read-only: read_only = true"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			inner := &applies{}
-			resp, err := Wrap(inner, func() error { return tt.refusal }).ApplyResourceChange(context.Background(), req)
+			resp, err := Wrap(inner, func() string { return tt.refusal }).ApplyResourceChange(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
