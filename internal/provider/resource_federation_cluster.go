@@ -536,7 +536,7 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 		}
 	}
 	read := readCredentialsOf(ctx, &plan, req.Config, &resp.Diagnostics)
-	r.write(ctx, &plan, registration{creds: creds, read: read, joined: joined}, &resp.Diagnostics)
+	r.write(ctx, &plan, registration{creds: creds, read: read, hadRead: state.hasReadCredentials(), joined: joined}, &resp.Diagnostics)
 	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 	resp.Diagnostics.Append(creds.saveNotes(ctx, resp.Private)...)
 	resp.Diagnostics.Append(joinWriteOnlyNote.Save(ctx, resp.Private, wo.given())...)
@@ -738,7 +738,11 @@ func (r *federationClusterResource) Delete(ctx context.Context, req resource.Del
 	if !state.Join.IsNull() && !r.unjoinOnDelete(ctx, &state, writeOnly, &resp.Diagnostics) {
 		return
 	}
-	if err := reg.DeleteCluster(ctx, state.Name.ValueString(), state.SecretName.ValueString()); err != nil {
+	err := reg.DeleteCluster(ctx, state.Name.ValueString(), state.SecretName.ValueString())
+	if err == nil && state.hasReadCredentials() {
+		err = reg.ApplyReadCredentials(ctx, state.Name.ValueString(), registry.Credentials{})
+	}
+	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the cluster from the host", err.Error())
 	}
 }
@@ -798,6 +802,7 @@ type registration struct {
 	creating bool
 	creds    memberCredentials
 	read     registry.Credentials
+	hadRead  bool
 	joined   bool
 	check    func(context.Context, *diag.Diagnostics)
 }
@@ -813,6 +818,7 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		SecretName: plan.SecretName.ValueString(),
 		Connection: connectionOf(ctx, plan, how.creds, diags),
 		Read:       how.read,
+		HadRead:    how.hadRead,
 	}
 	cluster.Grants, _ = grantsOf(ctx, plan, diags)
 	diags.Append(plan.Labels.ElementsAs(ctx, &cluster.Labels, false)...)

@@ -29,10 +29,10 @@ func readCredentialAttributes() map[string]schema.Attribute {
 			Validators:  []validator.String{nonEmptyCredential, stringvalidator.ConflictsWith(root("read_client_certificate"))}},
 		"read_token_wo": schema.StringAttribute{Optional: true, Sensitive: true, WriteOnly: true,
 			Description: "The same as `read_token`." + wo,
-			Validators: []validator.String{nonEmptyCredential,
+			Validators: []validator.String{nonEmptyCredential, stringvalidator.AlsoRequires(root("read_token_wo_version")),
 				stringvalidator.ConflictsWith(root("read_token"), root("read_client_certificate"))}},
 		"read_token_wo_version": schema.Int64Attribute{Optional: true,
-			Description: "Any number: changing it writes `read_token_wo` again.",
+			Description: "Any number, required with `read_token_wo`: changing it writes `read_token_wo` again.",
 			Validators:  []validator.Int64{int64validator.AlsoRequires(root("read_token_wo"))}},
 		"read_client_certificate": schema.StringAttribute{Optional: true, Sensitive: true,
 			Description: "PEM client certificate of a read-only identity on the member, with `read_client_key`; " + secret,
@@ -48,6 +48,12 @@ func readCredentialAttributes() map[string]schema.Attribute {
 			Description: "Any number: changing it writes `read_client_key_wo` again.",
 			Validators:  []validator.Int64{int64validator.AlsoRequires(root("read_client_key_wo"))}},
 	}
+}
+
+// hasReadCredentials reports whether the registration was given read
+// credentials: read_token_wo comes with its version, for this.
+func (m *federationClusterModel) hasReadCredentials() bool {
+	return !m.ReadToken.IsNull() || !m.ReadTokenWOVersion.IsNull() || !m.ReadClientCertificate.IsNull()
 }
 
 // readCredentialsOf are the read credentials plan and config give.

@@ -48,8 +48,12 @@ type Cluster struct {
 	Identity string
 	// Read are the read credentials a registration writes beside its
 	// credentials (ApplyReadCredentials); the clusters read from the host
-	// leave it empty.
-	Read Credentials
+	// leave it empty. HadRead says the registration had some before: an
+	// update without them removes their Secret. A registration that never
+	// had any leaves the read credentials' namespace alone, which its
+	// identity may not be allowed to touch.
+	Read    Credentials
+	HadRead bool
 
 	// recorded is the status the host held when the cluster was read:
 	// a probe written over it keeps the transition times of conditions
@@ -107,7 +111,8 @@ func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.
 }
 
 // ApplyCluster rewrites a registration with server-side apply: its
-// credential Secret and its read credentials (removed when it has none),
+// credential Secret and its read credentials (removed when it had some and
+// has none now),
 // then its KubeFedCluster, then the status that records probe. Fields the provider applied before and no longer applies (a label,
 // the token after a switch to a certificate) are removed. A status that
 // cannot be written is reported as for RegisterCluster.
@@ -118,8 +123,10 @@ func (r *Registry) ApplyCluster(ctx context.Context, c Cluster, probe member.Pro
 	if err := r.applySecret(ctx, c); err != nil {
 		return healthOfProbe(probe), err
 	}
-	if err := r.ApplyReadCredentials(ctx, c.Name, c.Read); err != nil {
-		return healthOfProbe(probe), err
+	if !c.Read.Empty() || c.HadRead {
+		if err := r.ApplyReadCredentials(ctx, c.Name, c.Read); err != nil {
+			return healthOfProbe(probe), err
+		}
 	}
 	written, err := r.applyClusterObject(ctx, c)
 	if err != nil {
@@ -305,17 +312,15 @@ func (r *Registry) HasCredentialSecret(ctx context.Context, secretName string) (
 	return false, fmt.Errorf("reading Secret %s/%s of the host: %w", r.namespace, secretName, err)
 }
 
-// DeleteCluster removes the KubeFedCluster, its Secret and its read
-// credentials' Secret. What is already gone is not an error.
+// DeleteCluster removes the KubeFedCluster and its Secret. What is already
+// gone is not an error. Its read credentials' Secret, if it has one, is
+// ApplyReadCredentials' to remove.
 func (r *Registry) DeleteCluster(ctx context.Context, name, secretName string) error {
 	if r.readOnly {
 		return ErrReadOnly
 	}
 	if err := r.clusters().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
-	}
-	if err := r.deleteReadCredentials(ctx, name); err != nil {
-		return err
 	}
 	if secretName == "" {
 		return nil

@@ -24,8 +24,8 @@ import (
 //	and update                           update without read credentials removes it
 //	a read-only registry (Clusters,      reads it in place of the credential Secret,
 //	GetCluster)                          which it never reads
-//	DeleteCluster (the cluster's         removes it, with the credential Secret
-//	destroy)
+//	kubefed_federation_cluster's         removes it (ApplyReadCredentials with none) when
+//	destroy                              the registration had read credentials
 
 // DefaultReadCredentialsNamespace is where read credentials are kept when
 // nothing says otherwise.

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -146,16 +147,37 @@ func TestApplyReadCredentials(t *testing.T) {
 	if err := reg.ApplyReadCredentials(ctx, "berlin", Credentials{}); err != nil {
 		t.Errorf("removing read credentials already gone: %v", err)
 	}
-	if err := reg.DeleteCluster(ctx, "berlin", "berlin-credentials"); err != nil {
-		t.Fatal(err)
-	}
-	deleted := map[string]bool{}
-	for _, a := range kube.Actions() {
-		if d, ok := a.(clienttesting.DeleteAction); ok {
-			deleted[d.GetNamespace()+"/"+d.GetName()] = true
-		}
-	}
-	if !deleted["planners/berlin-read-credentials"] || !deleted["kube-federation-system/berlin-credentials"] {
-		t.Errorf("deleted %v, want both Secrets of berlin", deleted)
+}
+
+// An update touches the read credentials' namespace only when the
+// registration has read credentials or had some: an identity that may not
+// write there updates a registration that never used them.
+func TestApplyCluster_readCredentialsOnlyWhenUsed(t *testing.T) {
+	probe := member.ProbeResult{Time: time.Now(), Ready: true, Reason: member.ReasonReady}
+	for _, tt := range []struct {
+		name string
+		c    Cluster
+		want []string
+	}{
+		{name: "never had any", want: []string{"cluster", "secret", "status"}},
+		{name: "has some", c: Cluster{Read: Credentials{Token: "read"}}, want: []string{"cluster", "read secret", "secret", "status"}},
+		{name: "had some: their Secret goes", c: Cluster{HadRead: true}, want: []string{"cluster", "delete read secret", "secret", "status"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &hostWrites{}
+			reg := h.registry()
+			kube := reg.kubernetes.(*kubefake.Clientset)
+			kube.PrependReactor("delete", "secrets", func(clienttesting.Action) (bool, runtime.Object, error) {
+				return true, nil, h.record("delete read secret")
+			})
+			tt.c.Name, tt.c.SecretName = "berlin", "berlin-credentials"
+			tt.c.Connection = member.Connection{APIEndpoint: "https://berlin.example:6443", Token: "t"}
+			if _, err := reg.ApplyCluster(context.Background(), tt.c, probe); err != nil {
+				t.Fatal(err)
+			}
+			if got := h.writes(); !slices.Equal(got, tt.want) {
+				t.Errorf("writes = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
