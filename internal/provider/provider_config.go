@@ -119,9 +119,8 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 			"read_only": schema.BoolAttribute{
 				Optional: true,
-				Description: "Plan only: read the registrations and the clusters' read credentials, never a credential Secret, plan " +
-					"with `plan_validation = \"client\"`, and refuse every apply and destroy before its first request. Can be set " +
-					"with KUBEFED_READ_ONLY. For the plans of pull requests: see the running-in-CI guide.",
+				Description: "Plan only, with the clusters' read credentials and `plan_validation = \"client\"`, never reading a credential " +
+					"Secret; every apply and destroy fails before its first request. Can be set with KUBEFED_READ_ONLY.",
 			},
 			"read_credentials_namespace": schema.StringAttribute{
 				Optional: true,

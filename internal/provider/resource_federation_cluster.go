@@ -631,9 +631,7 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	probe := r.data.members.SharedProbe(ctx, name, cluster.Connection)
 	health, err := reg.WriteHealthOver(ctx, *cluster, probe)
 	switch {
-	case errors.Is(err, registry.ErrReadOnly):
-		// The run plans with the health the host recorded, as for a refresh
-		// that cannot record it; read-only is no surprise worth a warning.
+	case errors.Is(err, registry.ErrReadOnly): // the run plans with the health the host recorded, without a warning
 	case err != nil:
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot record the health of cluster %q in the host", name), healthNotRecorded(name, err))
 	default:

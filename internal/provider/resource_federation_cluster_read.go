@@ -50,8 +50,7 @@ func readCredentialAttributes() map[string]schema.Attribute {
 	}
 }
 
-// hasReadCredentials reports whether the registration was given read
-// credentials: read_token_wo comes with its version, for this.
+// hasReadCredentials: whether read credentials were given (read_token_wo comes with its version for this).
 func (m *federationClusterModel) hasReadCredentials() bool {
 	return !m.ReadToken.IsNull() || !m.ReadTokenWOVersion.IsNull() || !m.ReadClientCertificate.IsNull()
 }
@@ -74,7 +73,7 @@ func readCredentialsOf(ctx context.Context, plan *federationClusterModel, config
 type readKeyValidator struct{}
 
 func (readKeyValidator) Description(context.Context) string {
-	return "read_client_certificate with read_client_key or read_client_key_wo"
+	return "read_client_certificate with its key"
 }
 
 func (v readKeyValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }

@@ -33,9 +33,8 @@ func (p *kubefedProvider) refusesApply() string {
 	return ""
 }
 
-const msgReadOnly = "The provider is configured with read_only = true: it plans with read credentials and " +
-	"never writes. Apply with a provider whose read_only is false (or unset) and whose credentials may write, as the " +
-	"apply job of a pipeline does."
+const msgReadOnly = "The provider is configured with read_only = true: it plans with read credentials and never writes. " +
+	"Apply with a provider whose read_only is false (or unset) and whose credentials may write, as a pipeline's apply job does."
 
 // withFastPath is framework, p's server, with fastpath in front of it. Should
 // fastpath.Check refuse kubefed_federated_object (after a change of its
