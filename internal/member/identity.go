@@ -3,10 +3,13 @@ package member
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 )
 
 // identityNamespace is the namespace whose UID tells one cluster from
@@ -44,4 +47,75 @@ func Identity(ctx context.Context, name string, conn Connection) (string, error)
 // answered is another cluster than the one recorded: both must be known.
 func OtherCluster(recorded, answered string) bool {
 	return recorded != "" && answered != "" && recorded != answered
+}
+
+// OtherClusterError is a member that answers as another cluster than the
+// one its registration recorded: the writes meant for the registered
+// cluster would land there.
+type OtherClusterError struct {
+	Cluster, Recorded, Answered string
+}
+
+func (e *OtherClusterError) Error() string {
+	return fmt.Sprintf("cluster %q answers as another cluster: its kube-system namespace has UID %s, where the registration "+
+		"recorded %s, so nothing was written to it. Point the registration (its api_endpoint and credentials) back at the "+
+		"cluster it names; to move the name to another cluster on purpose, destroy the registration and register that "+
+		"cluster anew", e.Cluster, e.Answered, e.Recorded)
+}
+
+// ConfirmIdentity decides whether a member may be written to: the identity
+// its registration recorded and the one it answers (or why it could not be
+// read) must match. A registration that recorded none has nothing to
+// compare, as before identities were recorded.
+func ConfirmIdentity(cluster, recorded, answered string, readErr error) error {
+	switch {
+	case recorded == "":
+		return nil
+	case readErr != nil:
+		return fmt.Errorf("cannot confirm that cluster %q is the one registered (its kube-system namespace had UID %s), so "+
+			"nothing was written to it: %w. The federation's credentials there must be able to get namespace %s, as at "+
+			"registration", cluster, recorded, readErr, identityNamespace)
+	case answered != recorded:
+		return &OtherClusterError{Cluster: cluster, Recorded: recorded, Answered: answered}
+	}
+	return nil
+}
+
+// sharedIdentity is the identity a member answered once in a run.
+type sharedIdentity struct {
+	once     sync.Once
+	answered string
+	err      error
+}
+
+// Confirm reads the member's identity through its shared clients, once per
+// run and connection, and decides with ConfirmIdentity whether it is the
+// cluster whose identity its registration recorded. Callers confirm before
+// their first write to the member.
+func (p *Pool) Confirm(ctx context.Context, name string, conn Connection, recorded string) error {
+	if recorded == "" {
+		return nil
+	}
+	key := name + "\x00" + connectionKey(conn)
+	p.mu.Lock()
+	shared, ok := p.identities[key]
+	if !ok {
+		shared = &sharedIdentity{}
+		p.identities[key] = shared
+	}
+	p.mu.Unlock()
+	shared.once.Do(func() {
+		clients, err := p.Clients(name, conn)
+		if err != nil {
+			shared.err = err
+			return
+		}
+		ns, err := clients.Kubernetes.CoreV1().Namespaces().Get(kube.WithCluster(ctx, name), identityNamespace, metav1.GetOptions{})
+		if err != nil {
+			shared.err = fmt.Errorf("reading namespace %s: %w", identityNamespace, err)
+			return
+		}
+		shared.answered = string(ns.UID)
+	})
+	return ConfirmIdentity(name, recorded, shared.answered, shared.err)
 }

@@ -311,5 +311,5 @@ func policyRule(r rbacv1.PolicyRule) *rbacv1apply.PolicyRuleApplyConfiguration {
 	if len(r.NonResourceURLs) > 0 {
 		return rule.WithNonResourceURLs(r.NonResourceURLs...)
 	}
-	return rule.WithAPIGroups(r.APIGroups...).WithResources(r.Resources...)
+	return rule.WithAPIGroups(r.APIGroups...).WithResources(r.Resources...).WithResourceNames(r.ResourceNames...)
 }

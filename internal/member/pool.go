@@ -37,6 +37,9 @@ type Pool struct {
 	ahead map[string]*kube.AheadDial
 	// probes are the run's shared probes, by member and connection.
 	probes map[string]*sharedProbe
+	// identities are the identities the members answered in this run, by
+	// member and connection (Confirm).
+	identities map[string]*sharedIdentity
 }
 
 // sharedProbe is one probe that every caller asking the same member the
@@ -54,7 +57,7 @@ type pooled struct {
 // NewPool returns an empty pool that builds clients with factory.
 func NewPool(factory kube.ClientFactory, s Settings) *Pool {
 	return &Pool{factory: factory, settings: s, members: map[string]pooled{}, ahead: map[string]*kube.AheadDial{},
-		probes: map[string]*sharedProbe{}}
+		probes: map[string]*sharedProbe{}, identities: map[string]*sharedIdentity{}}
 }
 
 // DialAhead starts opening the connection to the named member at endpoint,

@@ -43,6 +43,12 @@ var (
 	accessReviewRule = rbacv1.PolicyRule{
 		APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"selfsubjectaccessreviews"}, Verbs: []string{"create"},
 	}
+	// Every write of a run first confirms the member's identity, the UID
+	// of its kube-system namespace (Pool.Confirm), and so may a join's
+	// registration read it.
+	identityRule = rbacv1.PolicyRule{
+		APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{identityNamespace}, Verbs: []string{"get"},
+	}
 	// Capacity estimates read the member's nodes and every pod's requests.
 	capacityRule = rbacv1.PolicyRule{
 		APIGroups: []string{""}, Resources: []string{"nodes", "pods"}, Verbs: []string{"get", "list"},
@@ -57,7 +63,7 @@ var (
 
 // MemberRules are the rules of the ClusterRole a joined member grants the
 // federation: discovery and health, the health probe's access review,
-// reading nodes and pods for capacity estimates and ReplicaSets for
+// reading its identity, reading nodes and pods for capacity estimates and ReplicaSets for
 // rollouts, and the verbs of
 // TypeVerbs on the target types of the federated types listed, one rule per
 // API group, in a stable order so that the role only changes with the types.
@@ -65,6 +71,7 @@ func MemberRules(types []TypeResource) []rbacv1.PolicyRule {
 	rules := []rbacv1.PolicyRule{
 		{NonResourceURLs: slices.Clone(discoveryPaths), Verbs: []string{"get"}},
 		deepCopyRule(accessReviewRule),
+		deepCopyRule(identityRule),
 		deepCopyRule(capacityRule),
 		deepCopyRule(rolloutRule),
 	}
@@ -110,6 +117,9 @@ func DescribeRule(r rbacv1.PolicyRule) string {
 		for _, res := range r.Resources {
 			resources = append(resources, TypeResource{Group: group, Plural: res}.String())
 		}
+	}
+	if len(r.ResourceNames) > 0 {
+		return fmt.Sprintf("%s on %s %s", strings.Join(r.Verbs, "/"), strings.Join(resources, ", "), strings.Join(r.ResourceNames, ", "))
 	}
 	return fmt.Sprintf("%s on %s", strings.Join(r.Verbs, "/"), strings.Join(resources, ", "))
 }

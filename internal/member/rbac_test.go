@@ -33,8 +33,11 @@ func TestTypeResourceOf(t *testing.T) {
 
 func TestMemberRules(t *testing.T) {
 	base := MemberRules(nil)
-	if len(base) != 4 {
-		t.Fatalf("without types: %d rules, want discovery, the access review, capacity and rollouts: %+v", len(base), base)
+	if len(base) != 5 {
+		t.Fatalf("without types: %d rules, want discovery, the access review, the identity, capacity and rollouts: %+v", len(base), base)
+	}
+	if got := DescribeRule(base[2]); got != "get on namespaces kube-system" {
+		t.Errorf("the identity's rule is %q, want get on namespaces kube-system", got)
 	}
 	tests := []struct {
 		name  string
@@ -63,11 +66,11 @@ func TestMemberRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := MemberRules(tt.types)
-			if !reflect.DeepEqual(got[:4], base) {
-				t.Errorf("the fixed rules changed with the types: %+v", got[:4])
+			if !reflect.DeepEqual(got[:len(base)], base) {
+				t.Errorf("the fixed rules changed with the types: %+v", got[:len(base)])
 			}
-			if !reflect.DeepEqual(got[4:], tt.want) {
-				t.Errorf("type rules = %+v, want %+v", got[4:], tt.want)
+			if !reflect.DeepEqual(got[len(base):], tt.want) {
+				t.Errorf("type rules = %+v, want %+v", got[len(base):], tt.want)
 			}
 		})
 	}

@@ -56,11 +56,18 @@ func (e *Env) Member(snapshot *runstate.Snapshot, cluster string) (propagation.M
 	if c.Connection.APIEndpoint == "" {
 		return propagation.Member{}, fmt.Errorf("cluster %q is registered in this run and has no API endpoint yet", cluster)
 	}
-	clients, err := e.Members.Clients(cluster, c.Connection)
+	return e.member(cluster, c.Connection, c.Identity)
+}
+
+// member is the cluster reached through conn, whose writes confirm first
+// that it answers with the identity its registration recorded.
+func (e *Env) member(cluster string, conn member.Connection, identity string) (propagation.Member, error) {
+	clients, err := e.Members.Clients(cluster, conn)
 	if err != nil {
 		return propagation.Member{}, err
 	}
-	return propagation.Member{Name: cluster, Clients: clients, Reads: e.Reads}, nil
+	confirm := func(ctx context.Context) error { return e.Members.Confirm(ctx, cluster, conn, identity) }
+	return propagation.Member{Name: cluster, Clients: clients, Reads: e.Reads, Confirm: confirm}, nil
 }
 
 // options are the propagation settings of one operation.

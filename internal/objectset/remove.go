@@ -117,11 +117,7 @@ func (e *Env) unregisteredMember(ctx context.Context, o *Object, cluster string,
 	}
 	e.log(ctx, "removing the object from a cluster that is no longer registered, with the credentials its Secret holds",
 		map[string]any{"cluster": cluster, "secret": c.SecretName, "object": o.Target.String()})
-	clients, err := e.Members.Clients(cluster, c.Connection)
-	if err != nil {
-		return propagation.Member{}, err
-	}
-	return propagation.Member{Name: cluster, Clients: clients, Reads: e.Reads}, nil
+	return e.member(cluster, c.Connection, c.Identity)
 }
 
 // RemoveRecords deletes the objects' records from the host and then each

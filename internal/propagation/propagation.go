@@ -56,6 +56,18 @@ type Member struct {
 	Name    string
 	Clients *kube.Clients
 	Reads   *listcache.Cache
+	// Confirm says whether the member is the cluster its registration
+	// names; every write asks it first, and writes nothing when it fails.
+	// Nil confirms any member.
+	Confirm func(context.Context) error
+}
+
+// confirmed is Confirm's answer.
+func (m Member) confirmed(ctx context.Context) error {
+	if m.Confirm == nil {
+		return nil
+	}
+	return m.Confirm(ctx)
 }
 
 // listScope is the list the run's reads of o on m are answered from: the
@@ -210,6 +222,9 @@ func Apply(ctx context.Context, m Member, o Object, rendered []byte, opts Option
 }
 
 func apply(ctx context.Context, m Member, o Object, rendered []byte, opts Options) (Answer, error) {
+	if err := m.confirmed(ctx); err != nil {
+		return Answer{}, err
+	}
 	ctx, warnings := kube.CollectWarnings(ctx)
 	defer m.Reads.Forget(listScope(m, o), o.Name)
 	live, reclaimed, err := applyReclaiming(ctx, m, o, rendered, opts, false)
@@ -286,6 +301,9 @@ func Remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) 
 }
 
 func remove(ctx context.Context, m Member, o Object, orphan bool, opts Options) error {
+	if err := m.confirmed(ctx); err != nil {
+		return err
+	}
 	defer m.Reads.Forget(listScope(m, o), o.Name)
 	client := resourceClient(m.Clients, o)
 	var err error

@@ -118,6 +118,11 @@ func (p *kubefedProvider) Configure(ctx context.Context, req provider.ConfigureR
 					"the provider sends. Set cluster_ca_certificate instead.")
 		}
 	}
+	if settings.ReadOnly {
+		resp.Diagnostics.AddAttributeWarning(path.Root("read_only"), "Read-only plan: objects validated on the client", "read_only = true: "+
+			"the plan reads the registrations and the clusters' read credentials only, and checks each member's object with the "+
+			"provider's own checks, without a server-side dry run (the member answers at apply). Apply and destroy are refused.")
+	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
 	resp.EphemeralResourceData = data

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 // providerModel is the provider block. Connection attribute names and their
@@ -36,6 +37,8 @@ type providerModel struct {
 	QPS                 types.Int64          `tfsdk:"qps"`
 	Burst               types.Int64          `tfsdk:"burst"`
 	PlanValidation      types.String         `tfsdk:"plan_validation"`
+	ReadOnly            types.Bool           `tfsdk:"read_only"`
+	ReadCredentials     types.String         `tfsdk:"read_credentials_namespace"`
 }
 
 // settings is the provider configuration resolved to plain values.
@@ -47,6 +50,10 @@ type settings struct {
 	RequestTimeout      time.Duration
 	// PlanValidation is PlanValidationServer or PlanValidationClient.
 	PlanValidation string
+	// ReadOnly plans with the clusters' read credentials and refuses every
+	// apply; ReadCredentialsNamespace is where those are kept.
+	ReadOnly                 bool
+	ReadCredentialsNamespace string
 }
 
 // How plans validate rendered objects: with a server-side dry run on each
@@ -110,6 +117,17 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 					"keeps to the provider's own checks and contacts no member while planning.",
 				Validators: []validator.String{stringvalidator.OneOf(PlanValidationServer, PlanValidationClient)},
 			},
+			"read_only": schema.BoolAttribute{
+				Optional: true,
+				Description: "Plan only, with the clusters' read credentials and `plan_validation = \"client\"`, never reading a credential " +
+					"Secret; every apply and destroy fails before its first request. Can be set with KUBEFED_READ_ONLY.",
+			},
+			"read_credentials_namespace": schema.StringAttribute{
+				Optional: true,
+				Description: "Namespace of the host that holds the clusters' read credentials, `<name>-read-credentials`, and no " +
+					"other credential. Defaults to `" + registry.DefaultReadCredentialsNamespace + "`; must differ from `federation_namespace`.",
+				Validators: []validator.String{dnsLabelValidator},
+			},
 			"burst": schema.Int64Attribute{
 				Optional:    true,
 				Description: "Requests allowed at once above `qps`, for each cluster. Defaults to twice `qps`; needs `qps`.",
@@ -160,12 +178,14 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 			QPS:                   float32(int64Or(m.QPS, 0)),
 			Burst:                 int(int64Or(m.Burst, 2*int64Or(m.QPS, 0))),
 		},
-		FederationNamespace: stringOr(m.FederationNamespace, DefaultFederationNamespace),
-		FieldManager:        stringOr(m.FieldManager, DefaultFieldManager),
-		MaxParallelClusters: int(int64Or(m.MaxParallelClusters, DefaultMaxParallelClusters)),
-		RequestTimeout:      DefaultRequestTimeout,
-		PlanValidation:      stringOr(m.PlanValidation, PlanValidationServer),
+		FederationNamespace:      stringOr(m.FederationNamespace, DefaultFederationNamespace),
+		FieldManager:             stringOr(m.FieldManager, DefaultFieldManager),
+		MaxParallelClusters:      int(int64Or(m.MaxParallelClusters, DefaultMaxParallelClusters)),
+		RequestTimeout:           DefaultRequestTimeout,
+		PlanValidation:           stringOr(m.PlanValidation, PlanValidationServer),
+		ReadCredentialsNamespace: stringOr(m.ReadCredentials, registry.DefaultReadCredentialsNamespace),
 	}
+	m.readOnly(&s, &diags)
 	s.Connection.ConfigPath, s.Connection.ConfigPaths = m.kubeconfigPaths(&diags)
 	insecure, err := envBool(m.Insecure, "KUBE_INSECURE")
 	if err != nil {
@@ -188,6 +208,25 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 	}
 	s.Connection.Exec = exec
 	return s, diags
+}
+
+// readOnly resolves read_only into s: a read-only plan validates on the
+// client, as its credentials may not write to a member even in a dry run;
+// and the read credentials are kept apart from the write credentials.
+func (m providerModel) readOnly(s *settings, diags *diag.Diagnostics) {
+	readOnly, err := envBool(m.ReadOnly, "KUBEFED_READ_ONLY")
+	if err != nil {
+		diags.AddAttributeError(path.Root("read_only"), "Invalid read_only setting", err.Error())
+	}
+	if s.ReadOnly = readOnly; readOnly {
+		s.PlanValidation = PlanValidationClient
+	}
+	if s.ReadCredentialsNamespace == s.FederationNamespace {
+		diags.AddAttributeError(path.Root("read_credentials_namespace"), "Read credentials beside write credentials",
+			fmt.Sprintf("read_credentials_namespace is the federation namespace %q, whose Secrets hold the clusters' write "+
+				"credentials: a planner that may read the read credentials could read those too. Name another namespace.",
+				s.FederationNamespace))
+	}
 }
 
 // kubeconfigPaths resolves config_path and config_paths as the

@@ -168,7 +168,7 @@ func (d *providerData) registry(ctx context.Context) (*registry.Registry, error)
 		return nil, err
 	}
 	reg := registry.New(host.Kubernetes, host.Dynamic, host.Discovery, d.settings.FederationNamespace, d.settings.FieldManager)
-	return reg.WithReads(d.reads), nil
+	return reg.WithReads(d.reads).WithReadCredentials(d.settings.ReadCredentialsNamespace, d.settings.ReadOnly), nil
 }
 
 // registryFor is the host's registry for an operation whose diags hold no

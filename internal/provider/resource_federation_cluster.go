@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -70,6 +71,13 @@ type federationClusterModel struct {
 	Join                   types.Object `tfsdk:"join"`
 	ServiceAccount         types.String `tfsdk:"service_account"`
 	MemberRules            types.List   `tfsdk:"member_rules"`
+	ReadToken              types.String `tfsdk:"read_token"`
+	ReadTokenWO            types.String `tfsdk:"read_token_wo"`
+	ReadTokenWOVersion     types.Int64  `tfsdk:"read_token_wo_version"`
+	ReadClientCertificate  types.String `tfsdk:"read_client_certificate"`
+	ReadClientKey          types.String `tfsdk:"read_client_key"`
+	ReadClientKeyWO        types.String `tfsdk:"read_client_key_wo"`
+	ReadClientKeyWOVersion types.Int64  `tfsdk:"read_client_key_wo_version"`
 }
 
 // clusterModels converts the resource's values to and from
@@ -228,10 +236,11 @@ func (r *federationClusterResource) Schema(_ context.Context, _ resource.SchemaR
 			"member_rules":    memberRulesSchema(),
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, readCredentialAttributes())
 }
 
 func (r *federationClusterResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{joinCredentialsValidator{}}
+	return []resource.ConfigValidator{joinCredentialsValidator{}, readKeyValidator{}}
 }
 
 func (r *federationClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -334,7 +343,7 @@ func (r *federationClusterResource) planInRun(ctx context.Context, snapshot *run
 // cluster: a wrong endpoint or credential is named before the run writes
 // anything. A join's token exists only once apply has made it.
 func (r *federationClusterResource) probeAtPlan(ctx context.Context, config tfsdk.Config, plan, prior *federationClusterModel, diags *diag.Diagnostics) {
-	if !plan.Join.IsNull() || !plan.RequireReady.ValueBool() || plan.Name.IsUnknown() || !connectionKnown(plan) {
+	if r.data.settings.ReadOnly || !plan.Join.IsNull() || !plan.RequireReady.ValueBool() || plan.Name.IsUnknown() || !connectionKnown(plan) {
 		return
 	}
 	creds := givenCredentials(ctx, plan, config, diags)
@@ -482,6 +491,7 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	plan.SecretName = types.StringValue(registry.SecretNameFor(plan.Name.ValueString()))
+	read := readCredentialsOf(ctx, &plan, req.Config, &resp.Diagnostics)
 	r.data.claimCreate(clusterKey(plan.Name.ValueString()), "KubeFedCluster "+plan.Name.ValueString(), path.Root("name"), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -492,11 +502,11 @@ func (r *federationClusterResource) Create(ctx context.Context, req resource.Cre
 		// member is probed: neither waits for the other.
 		name := plan.Name.ValueString()
 		refuse := func(ctx context.Context, diags *diag.Diagnostics) { r.refuseExisting(ctx, name, diags) }
-		r.write(ctx, &plan, registration{creating: true, creds: creds, check: refuse}, &resp.Diagnostics)
+		r.write(ctx, &plan, registration{creating: true, creds: creds, read: read, check: refuse}, &resp.Diagnostics)
 		resp.Diagnostics.Append(creds.saveNotes(ctx, resp.Private)...)
 	} else if r.refuseExisting(ctx, plan.Name.ValueString(), &resp.Diagnostics); !resp.Diagnostics.HasError() {
 		wo := joinWriteOnlyOf(ctx, req.Config, &resp.Diagnostics)
-		r.createJoined(ctx, &plan, wo, &resp.Diagnostics)
+		r.createJoined(ctx, &plan, wo, read, &resp.Diagnostics)
 		resp.Diagnostics.Append(joinWriteOnlyNote.Save(ctx, resp.Private, wo.given())...)
 	}
 	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
@@ -525,7 +535,8 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 			return
 		}
 	}
-	r.write(ctx, &plan, registration{creds: creds, joined: joined}, &resp.Diagnostics)
+	read := readCredentialsOf(ctx, &plan, req.Config, &resp.Diagnostics)
+	r.write(ctx, &plan, registration{creds: creds, read: read, hadRead: state.hasReadCredentials(), joined: joined}, &resp.Diagnostics)
 	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 	resp.Diagnostics.Append(creds.saveNotes(ctx, resp.Private)...)
 	resp.Diagnostics.Append(joinWriteOnlyNote.Save(ctx, resp.Private, wo.given())...)
@@ -548,7 +559,8 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 // join; when the registration fails, the join is undone, so a failed create
 // leaves nothing behind on either side. The host is prepared first, so a
 // host that joins itself keeps its federation namespace as the host's own.
-func (r *federationClusterResource) createJoined(ctx context.Context, plan *federationClusterModel, wo joinWriteOnly, diags *diag.Diagnostics) {
+func (r *federationClusterResource) createJoined(ctx context.Context, plan *federationClusterModel, wo joinWriteOnly, read registry.Credentials,
+	diags *diag.Diagnostics) {
 	if _, err := r.data.bootstrappedRegistry(ctx); err != nil {
 		diags.AddError("Cannot write the cluster to the host", err.Error())
 		return
@@ -557,7 +569,8 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 	if !ok {
 		return
 	}
-	if r.write(ctx, plan, registration{creating: true, creds: memberCredentials{token: token}, joined: true}, diags); !diags.HasError() {
+	how := registration{creating: true, creds: memberCredentials{token: token}, read: read, joined: true}
+	if r.write(ctx, plan, how, diags); !diags.HasError() {
 		return
 	}
 	if err := r.unjoinMember(ctx, plan, wo); err != nil {
@@ -596,8 +609,9 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 	state.CABundle = optionalString(state.CABundle, string(cluster.Connection.CABundle))
 	// A joined cluster's token is the join's business: it stays out of the
 	// state, as it stays out of the configuration; so does a token given as
-	// token_wo, and a key given as client_key_wo.
-	if state.Join.IsNull() {
+	// token_wo, and a key given as client_key_wo. A read-only provider reads
+	// the read credentials, which are not these.
+	if state.Join.IsNull() && !r.data.settings.ReadOnly {
 		if !tokenWriteOnly {
 			state.Token = optionalString(state.Token, cluster.Connection.Token)
 		}
@@ -616,13 +630,15 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 
 	probe := r.data.members.SharedProbe(ctx, name, cluster.Connection)
 	health, err := reg.WriteHealthOver(ctx, *cluster, probe)
-	if err != nil {
+	switch {
+	case errors.Is(err, registry.ErrReadOnly): // the run plans with the health the host recorded, without a warning
+	case err != nil:
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cannot record the health of cluster %q in the host", name), healthNotRecorded(name, err))
-	} else {
+	default:
 		r.data.run.RecordHealth(name, health)
 	}
 	setHealth(&state, health)
-	if !state.Join.IsNull() && probe.Reason == member.ReasonAuthenticationFailed {
+	if !state.Join.IsNull() && !r.data.settings.ReadOnly && probe.Reason == member.ReasonAuthenticationFailed {
 		// What the join created is not all there: the plan joins again.
 		state.MemberRules = types.ListNull(types.StringType)
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Cluster %q does not take the federation's token", name),
@@ -637,9 +653,10 @@ func (r *federationClusterResource) Read(ctx context.Context, req resource.ReadR
 // host's answer before it asks the member: unless something else changed
 // the registration, the host holds that same connection, and the probe
 // through it is this one. A cluster whose credentials the state does not
-// hold (joined, or given write-only) is probed once the host has answered.
+// hold (joined, or given write-only) is probed once the host has answered,
+// as is every cluster of a read-only provider, with its read credentials.
 func (r *federationClusterResource) probeAsRecorded(ctx context.Context, state *federationClusterModel, writeOnly bool) {
-	if !state.Join.IsNull() || writeOnly || state.APIEndpoint.ValueString() == "" {
+	if !state.Join.IsNull() || writeOnly || r.data.settings.ReadOnly || state.APIEndpoint.ValueString() == "" {
 		return
 	}
 	var diags diag.Diagnostics
@@ -719,7 +736,11 @@ func (r *federationClusterResource) Delete(ctx context.Context, req resource.Del
 	if !state.Join.IsNull() && !r.unjoinOnDelete(ctx, &state, writeOnly, &resp.Diagnostics) {
 		return
 	}
-	if err := reg.DeleteCluster(ctx, state.Name.ValueString(), state.SecretName.ValueString()); err != nil {
+	err := reg.DeleteCluster(ctx, state.Name.ValueString(), state.SecretName.ValueString())
+	if err == nil && state.hasReadCredentials() {
+		err = reg.ApplyReadCredentials(ctx, state.Name.ValueString(), registry.Credentials{})
+	}
+	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the cluster from the host", err.Error())
 	}
 }
@@ -778,6 +799,8 @@ func (r *federationClusterResource) ImportState(ctx context.Context, req resourc
 type registration struct {
 	creating bool
 	creds    memberCredentials
+	read     registry.Credentials
+	hadRead  bool
 	joined   bool
 	check    func(context.Context, *diag.Diagnostics)
 }
@@ -792,6 +815,8 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		Name:       plan.Name.ValueString(),
 		SecretName: plan.SecretName.ValueString(),
 		Connection: connectionOf(ctx, plan, how.creds, diags),
+		Read:       how.read,
+		HadRead:    how.hadRead,
 	}
 	cluster.Grants, _ = grantsOf(ctx, plan, diags)
 	diags.Append(plan.Labels.ElementsAs(ctx, &cluster.Labels, false)...)

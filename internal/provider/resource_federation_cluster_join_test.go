@@ -668,7 +668,12 @@ func TestAccFederationCluster_joinTokenHiddenAndReadOnlyPlanner(t *testing.T) {
 	cleanupJoin(t, "berlin", member.NewJoinNames(federationNamespace, cluster, "host"))
 	host := newHostClients(t)
 	t.Cleanup(func() { deleteClusters(t, host, cluster) })
-	planner := inlineProvider(t, lab.Host().URL, hostIdentity(t, "kubefed-planner"), string(lab.Host().CAPEM))
+	applyPlannerRBAC(t, host)
+	plannerToken, err := lab.ServiceAccountToken(context.Background(), lab.Host().Name, federationNamespace, "kubefed-planner", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planner := strings.Replace(inlineProvider(t, lab.Host().URL, plannerToken, string(lab.Host().CAPEM)), "}", "  read_only = true\n}", 1)
 	body := joinTypes + joinedCluster(t, cluster, "kubefed_federated_type.namespaces.name", "")
 	writer := acctest.HostProviderConfig(t) + body
 	t.Cleanup(func() {
@@ -710,9 +715,8 @@ func TestAccFederationCluster_joinTokenHiddenAndReadOnlyPlanner(t *testing.T) {
 	recorded := backdateProbes(t, cluster, 2*time.Minute)
 	ws.Write(planner + body)
 	out = ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
-	if want := acctest.ErrorMatching(`Warning: Cannot record the health of cluster "plan-berlin" in the host`, "forbidden",
-		"kubefedclusters/status", "The refresh goes on"); !want.MatchString(out) {
-		t.Errorf("the planner's plan does not warn that the health is not recorded:\n%s", out)
+	if want := acctest.ErrorMatching(`Warning: Read-only plan`, "read_only = true"); !want.MatchString(out) {
+		t.Errorf("the planner's plan does not say it is read-only:\n%s", out)
 	}
 	if got := readyProbeTime(t, cluster); got != recorded {
 		t.Errorf("the planner's plan recorded a probe at %s (the last one was at %s)", got, recorded)
@@ -725,8 +729,8 @@ resource "kubefed_federated_type" "services" {
 }
 `)
 	out = ws.MustRun(1, "apply", "-auto-approve", "-input=false", "-no-color")
-	if !strings.Contains(out, "forbidden") {
-		t.Errorf("the planner's apply failed for another reason than a 403:\n%s", out)
+	if want := acctest.ErrorMatching("the provider is read-only", "read_only = true"); !want.MatchString(out) {
+		t.Errorf("the planner's apply failed for another reason than read_only:\n%s", out)
 	}
 	if _, err := host.get(federatedTypeConfigs, federationNamespace, "services"); !apierrors.IsNotFound(err) {
 		t.Errorf("the planner's apply wrote FederatedTypeConfig services (err %v)", err)
@@ -856,6 +860,7 @@ resource "kubefed_federation_cluster" "ny" {
 						plancheck.ExpectKnownValue("kubefed_federation_cluster.sf", tfjsonpath.New("member_rules"), knownvalue.ListExact([]knownvalue.Check{
 							knownvalue.StringExact("get on /api, /api/*, /apis, /apis/*, /healthz, /livez, /readyz, /version"),
 							knownvalue.StringExact("create on selfsubjectaccessreviews.authorization.k8s.io"),
+							knownvalue.StringExact("get on namespaces kube-system"),
 							knownvalue.StringExact("get/list on nodes, pods"),
 							knownvalue.StringExact("get/list on replicasets.apps"),
 							knownvalue.StringExact("get/list/create/patch/delete on configmaps, namespaces"),

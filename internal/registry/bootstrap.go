@@ -51,6 +51,9 @@ func CoreCRDs() ([]*unstructured.Unstructured, error) {
 // created with server-side apply, so two runs racing to bootstrap the same
 // host both succeed.
 func (r *Registry) Bootstrap(ctx context.Context) error {
+	if r.readOnly {
+		return ErrReadOnly
+	}
 	return r.eachBootstrapPart(ctx, r.ensureNamespace, r.ensureCRD)
 }
 
@@ -94,17 +97,23 @@ func (r *Registry) hasCRD(ctx context.Context, crd *unstructured.Unstructured) e
 }
 
 func (r *Registry) ensureNamespace(ctx context.Context) error {
-	err := r.hasNamespace(ctx)
+	return r.ensureNamespaceNamed(ctx, r.namespace)
+}
+
+// ensureNamespaceNamed creates the host's namespace called namespace when
+// it is missing.
+func (r *Registry) ensureNamespaceNamed(ctx context.Context, namespace string) error {
+	_, err := r.kubernetes.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
 	if err == nil {
 		return nil
 	}
 	if !apierrors.IsNotFound(err) {
-		return fmt.Errorf("reading namespace %q of the host: %w", r.namespace, err)
+		return fmt.Errorf("reading namespace %q of the host: %w", namespace, err)
 	}
-	_, err = r.kubernetes.CoreV1().Namespaces().Apply(ctx, corev1apply.Namespace(r.namespace),
+	_, err = r.kubernetes.CoreV1().Namespaces().Apply(ctx, corev1apply.Namespace(namespace),
 		metav1.ApplyOptions{FieldManager: r.fieldManager, Force: true})
 	if err != nil {
-		return fmt.Errorf("creating namespace %q in the host: %w", r.namespace, err)
+		return fmt.Errorf("creating namespace %q in the host: %w", namespace, err)
 	}
 	return nil
 }

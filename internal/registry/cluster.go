@@ -46,6 +46,14 @@ type Cluster struct {
 	// Identity is the UID of the member's kube-system namespace as its
 	// registration read it; empty when it could not.
 	Identity string
+	// Read are the read credentials a registration writes beside its
+	// credentials (ApplyReadCredentials); the clusters read from the host
+	// leave it empty. HadRead says the registration had some before: an
+	// update without them removes their Secret. A registration that never
+	// had any leaves the read credentials' namespace alone, which its
+	// identity may not be allowed to touch.
+	Read    Credentials
+	HadRead bool
 
 	// recorded is the status the host held when the cluster was read:
 	// a probe written over it keeps the transition times of conditions
@@ -70,12 +78,16 @@ func SecretNameFor(cluster string) string {
 
 // RegisterCluster writes a new registration and records probe as its
 // health: the KubeFedCluster first, so that a registration the host
-// refuses writes nothing, then the credential Secret and the cluster's
-// status together. When the Secret cannot be written, the KubeFedCluster is
-// removed again: a failed registration leaves nothing behind. A status that
+// refuses writes nothing, then the credential Secret (and the read
+// credentials, if any) and the cluster's status together. When a Secret
+// cannot be written, the KubeFedCluster is removed again: a failed
+// registration leaves no registration behind. A status that
 // cannot be written leaves the registration in place and is reported as a
 // *HealthNotRecordedError, with the health the probe found.
 func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
+	if r.readOnly {
+		return healthOfProbe(probe), ErrReadOnly
+	}
 	written, err := r.applyClusterObject(ctx, c)
 	if err != nil {
 		return healthOfProbe(probe), err
@@ -85,6 +97,9 @@ func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.
 	var wg sync.WaitGroup
 	wg.Go(func() { health, healthErr = r.WriteHealthOver(ctx, *written, probe) })
 	err = r.applySecret(ctx, c)
+	if err == nil && !c.Read.Empty() {
+		err = r.ApplyReadCredentials(ctx, c.Name, c.Read)
+	}
 	wg.Wait()
 	if err != nil {
 		if derr := r.clusters().Delete(ctx, c.Name, metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
@@ -96,13 +111,22 @@ func (r *Registry) RegisterCluster(ctx context.Context, c Cluster, probe member.
 }
 
 // ApplyCluster rewrites a registration with server-side apply: its
-// credential Secret, then its KubeFedCluster, then the status that records
-// probe. Fields the provider applied before and no longer applies (a label,
+// credential Secret and its read credentials (removed when it had some and
+// has none now),
+// then its KubeFedCluster, then the status that records probe. Fields the provider applied before and no longer applies (a label,
 // the token after a switch to a certificate) are removed. A status that
 // cannot be written is reported as for RegisterCluster.
 func (r *Registry) ApplyCluster(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
+	if r.readOnly {
+		return healthOfProbe(probe), ErrReadOnly
+	}
 	if err := r.applySecret(ctx, c); err != nil {
 		return healthOfProbe(probe), err
+	}
+	if !c.Read.Empty() || c.HadRead {
+		if err := r.ApplyReadCredentials(ctx, c.Name, c.Read); err != nil {
+			return healthOfProbe(probe), err
+		}
 	}
 	written, err := r.applyClusterObject(ctx, c)
 	if err != nil {
@@ -127,14 +151,8 @@ func healthNotRecorded(err error) error {
 }
 
 func (r *Registry) applySecret(ctx context.Context, c Cluster) error {
-	data := map[string][]byte{}
-	if c.Connection.Token != "" {
-		data[SecretKeyToken] = []byte(c.Connection.Token)
-	}
-	if len(c.Connection.ClientCertificate) > 0 {
-		data[SecretKeyClientCertificate] = c.Connection.ClientCertificate
-		data[SecretKeyClientKey] = c.Connection.ClientKey
-	}
+	data := Credentials{Token: c.Connection.Token, ClientCertificate: c.Connection.ClientCertificate,
+		ClientKey: c.Connection.ClientKey}.secretData()
 	connection, err := connectionAnnotation(c)
 	if err != nil {
 		return fmt.Errorf("recording the connection of cluster %q on its Secret: %w", c.Name, err)
@@ -184,14 +202,18 @@ func (r *Registry) GetCluster(ctx context.Context, name string) (*Cluster, error
 		return nil, fmt.Errorf("reading KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
 	}
 	c, err := clusterFromObject(u)
-	if err != nil || c.SecretName == "" {
+	if err != nil {
 		return c, err
 	}
-	secret, err := r.kubernetes.CoreV1().Secrets(r.namespace).Get(ctx, c.SecretName, metav1.GetOptions{})
+	namespace, secretName := r.credentialSecret(*c)
+	if secretName == "" {
+		return c, nil
+	}
+	secret, err := r.kubernetes.CoreV1().Secrets(namespace).Get(ctx, secretName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
-		return nil, fmt.Errorf("reading Secret %s/%s of cluster %q in the host: %w", r.namespace, c.SecretName, name, err)
+		return nil, fmt.Errorf("reading Secret %s/%s of cluster %q in the host: %w", namespace, secretName, name, err)
 	default:
 		c.setCredentials(secret.Data)
 	}
@@ -199,15 +221,18 @@ func (r *Registry) GetCluster(ctx context.Context, name string) (*Cluster, error
 }
 
 // Clusters reads every registered cluster, with its credentials, from the
-// host. A host without the KubeFedCluster CRD has no clusters yet.
+// host: a read-only registry lists the read credentials' namespace, and
+// never the federation namespace's Secrets. A host without the
+// KubeFedCluster CRD has no clusters yet.
 func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
 	// The Secrets are listed beside the clusters, not after them: one round
 	// trip to the host instead of two.
 	var secrets *corev1.SecretList
 	var secretsErr error
 	var wg sync.WaitGroup
+	namespace, _ := r.credentialSecret(Cluster{})
 	wg.Go(func() {
-		secrets, secretsErr = r.kubernetes.CoreV1().Secrets(r.namespace).List(ctx, metav1.ListOptions{})
+		secrets, secretsErr = r.kubernetes.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{})
 	})
 	clusters, err := r.listClusters(ctx)
 	wg.Wait()
@@ -215,7 +240,7 @@ func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
 		return clusters, err
 	}
 	if secretsErr != nil && !apierrors.IsNotFound(secretsErr) {
-		return nil, fmt.Errorf("listing Secrets in namespace %q of the host: %w", r.namespace, secretsErr)
+		return nil, fmt.Errorf("listing Secrets in namespace %q of the host: %w", namespace, secretsErr)
 	}
 	data := map[string]map[string][]byte{}
 	if secrets != nil {
@@ -224,7 +249,8 @@ func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
 		}
 	}
 	for i := range clusters {
-		clusters[i].setCredentials(data[clusters[i].SecretName])
+		_, name := r.credentialSecret(clusters[i])
+		clusters[i].setCredentials(data[name])
 	}
 	return clusters, nil
 }
@@ -270,8 +296,12 @@ func (c *Cluster) setCredentials(data map[string][]byte) {
 
 // HasCredentialSecret reports whether the federation namespace holds the
 // credential Secret of that name: a KubeFedCluster removed by hand leaves
-// it, with the member's token, behind.
+// it, with the member's token, behind. A read-only registry, which reads no
+// credential Secret, answers that it does.
 func (r *Registry) HasCredentialSecret(ctx context.Context, secretName string) (bool, error) {
+	if r.readOnly {
+		return true, nil
+	}
 	_, err := r.kubernetes.CoreV1().Secrets(r.namespace).Get(ctx, secretName, metav1.GetOptions{})
 	switch {
 	case err == nil:
@@ -283,8 +313,12 @@ func (r *Registry) HasCredentialSecret(ctx context.Context, secretName string) (
 }
 
 // DeleteCluster removes the KubeFedCluster and its Secret. What is already
-// gone is not an error.
+// gone is not an error. Its read credentials' Secret, if it has one, is
+// ApplyReadCredentials' to remove.
 func (r *Registry) DeleteCluster(ctx context.Context, name, secretName string) error {
+	if r.readOnly {
+		return ErrReadOnly
+	}
 	if err := r.clusters().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting KubeFedCluster %s/%s of the host: %w", r.namespace, name, err)
 	}
@@ -309,9 +343,13 @@ const healthRecordAge = time.Minute
 // the status c was read with when it did not change. A probe that finds
 // what the status records, probed less than healthRecordAge before, is not
 // written. It returns the health as recorded, which keeps the last known
-// version of a cluster that does not answer.
+// version of a cluster that does not answer. A read-only registry writes
+// nothing and answers ErrReadOnly with that health.
 func (r *Registry) WriteHealthOver(ctx context.Context, c Cluster, probe member.ProbeResult) (ClusterHealth, error) {
 	status, health := probedStatus(c.recorded, probe)
+	if r.readOnly {
+		return health, ErrReadOnly
+	}
 	if recordedRecently(c.recorded, status, healthRecordAge) {
 		return health, nil
 	}

@@ -61,7 +61,10 @@ func (h *hostWrites) registry() *Registry {
 		return true, nil, h.record("delete cluster")
 	})
 	kube := kubefake.NewClientset()
-	kube.PrependReactor("patch", "secrets", func(clienttesting.Action) (bool, runtime.Object, error) {
+	kube.PrependReactor("patch", "secrets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetNamespace() != "kube-federation-system" {
+			return true, nil, h.record("read secret")
+		}
 		return true, nil, h.record("secret")
 	})
 	return New(kube, dyn, nil, "kube-federation-system", "kubefed-test")
@@ -82,6 +85,7 @@ func TestRegisterCluster(t *testing.T) {
 		writes      []string
 		notRecorded bool
 		failed      bool
+		read        bool
 	}{
 		{name: "the registration, its Secret and its status are written", writes: []string{"cluster", "secret", "status"}},
 		{name: "a refused cluster writes nothing else", refuse: "cluster", writes: []string{"cluster"}, failed: true},
@@ -89,6 +93,10 @@ func TestRegisterCluster(t *testing.T) {
 			writes: []string{"cluster", "delete cluster", "secret", "status"}, failed: true},
 		{name: "a refused status keeps the registration", refuse: "status",
 			writes: []string{"cluster", "secret", "status"}, notRecorded: true},
+		{name: "read credentials are written beside the Secret", read: true,
+			writes: []string{"cluster", "read secret", "secret", "status"}},
+		{name: "a refused read Secret removes the cluster again", refuse: "read secret", read: true,
+			writes: []string{"cluster", "delete cluster", "read secret", "secret", "status"}, failed: true},
 	}
 	probe := member.ProbeResult{Time: time.Now(), Ready: true, Reason: member.ReasonReady, KubernetesVersion: "v1.37.2"}
 	for _, tt := range tests {
@@ -96,6 +104,9 @@ func TestRegisterCluster(t *testing.T) {
 			h := &hostWrites{refuse: map[string]bool{tt.refuse: true}}
 			c := Cluster{Name: "berlin", SecretName: SecretNameFor("berlin"),
 				Connection: member.Connection{APIEndpoint: "https://berlin.example:6443", Token: "t"}}
+			if tt.read {
+				c.Read = Credentials{Token: "read"}
+			}
 			health, err := h.registry().RegisterCluster(context.Background(), c, probe)
 			var notRecorded *HealthNotRecordedError
 			if got := errors.As(err, &notRecorded); got != tt.notRecorded {

@@ -13,6 +13,9 @@ package registry
 //	ApplyCluster)
 //	the plan of a changed registration   reads it (through the run's snapshot) and fails
 //	(probeAtPlan)                        when the planned endpoint answers as another cluster
+//	every write to a member (propagation reads it, and refuses to write to a member that answers
+//	through objectset, member.Pool's     as another cluster, once per run and connection; a
+//	Confirm)                             removal through SecretConnectionAnnotation too
 //	nobody else                          removes it: it goes with the KubeFedCluster
 const IdentityAnnotation = "kubefed.terraform.io/cluster-identity"
 

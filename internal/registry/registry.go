@@ -30,6 +30,10 @@ type Registry struct {
 	// reads answers reads of Federated<Kind> objects from the run's lists;
 	// nil reads each by name.
 	reads *listcache.Cache
+	// readNamespace holds the clusters' read credentials; readOnly makes
+	// the registry read with them and write nothing (WithReadCredentials).
+	readNamespace string
+	readOnly      bool
 }
 
 // New returns the registry kept in namespace of the host reached by the

@@ -20,7 +20,7 @@ func TestUnregisteredCluster(t *testing.T) {
 	berlin := Cluster{Name: "berlin", SecretName: "berlin-credentials", Connection: member.Connection{
 		APIEndpoint: "https://berlin.example:6443", CABundle: []byte("CA"), DisabledTLSValidations: []string{member.TLSSubjectName},
 		ProxyURL: "http://proxy.example:3128",
-	}}
+	}, Identity: "uid-berlin"}
 	recorded, err := connectionAnnotation(berlin)
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +41,9 @@ func TestUnregisteredCluster(t *testing.T) {
 	got, err := reg.UnregisteredCluster(context.Background(), "berlin")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got.Identity != "uid-berlin" {
+		t.Errorf("berlin's identity %q, want the one its Secret records", got.Identity)
 	}
 	want := berlin.Connection
 	want.Token = "berlin-token"
