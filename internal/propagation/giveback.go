@@ -30,6 +30,9 @@ func GiveBack(ctx context.Context, m Member, o Object, opts Options) error {
 }
 
 func giveBack(ctx context.Context, m Member, o Object, opts Options) error {
+	if err := m.confirmed(ctx); err != nil {
+		return err
+	}
 	defer m.Reads.Forget(listScope(m, o), o.Name)
 	client := resourceClient(m.Clients, o)
 	live, err := client.Get(ctx, o.Name, metav1.GetOptions{})
