@@ -41,6 +41,18 @@ func (c Cluster) NotInHostYet() bool {
 	return c.Planned && c.Connection.APIEndpoint == ""
 }
 
+// NotInHostYet names the clusters this run registers that the host does
+// not hold yet.
+func NotInHostYet(clusters []Cluster) []string {
+	var fresh []string
+	for _, c := range clusters {
+		if c.NotInHostYet() {
+			fresh = append(fresh, c.Name)
+		}
+	}
+	return fresh
+}
+
 // NewSnapshot returns a snapshot of the given registered clusters.
 func NewSnapshot(clusters []registry.Cluster) *Snapshot {
 	s := &Snapshot{clusters: map[string]Cluster{}}
