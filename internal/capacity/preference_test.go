@@ -132,3 +132,15 @@ func TestCapacityBoundsLeaveUnreadClustersUnbounded(t *testing.T) {
 		t.Errorf("warnings %+v, want one for tokyo at capacity", warnings)
 	}
 }
+
+func TestCutWarnings(t *testing.T) {
+	estimates := map[string]ClusterEstimate{"berlin": {Replicas: 2, Reason: "room for 2 more replicas, limited by cpu"}}
+	got := CutWarnings("shop/web", map[string]int64{"berlin": 4}, estimates)
+	if len(got) != 1 || got[0].At != (scheduling.At{Attribute: "estimated_capacity", Key: "berlin"}) ||
+		!strings.Contains(got[0].Detail, "so it is planned 2 rather than 4") {
+		t.Errorf("got %+v, want one warning for berlin", got)
+	}
+	if got := CutWarnings("shop/web", map[string]int64{}, estimates); len(got) != 0 {
+		t.Errorf("got %+v with nothing cut", got)
+	}
+}

@@ -237,7 +237,7 @@ func (r *replicaSchedulingPreferenceResource) noteCapacityAtRead(ctx context.Con
 	if err != nil {
 		return capacityAtReadNote.Forget(ctx, private)
 	}
-	ready := r.probe(ctx, candidates, map[string]string{})
+	ready := r.data.run.Ready(ctx, candidates, map[string]string{})
 	return capacityAtReadNote.Save(ctx, private, capacity.Note{Inputs: in.Fingerprint(), Clusters: r.estimates(ctx, state, in, ready, nil)})
 }
 

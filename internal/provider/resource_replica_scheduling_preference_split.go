@@ -145,7 +145,7 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 		}
 	}
 
-	ready := r.probe(ctx, candidates, result.excluded)
+	ready := r.data.run.Ready(ctx, candidates, result.excluded)
 	for name := range result.excluded {
 		result.replicas[name] = 0
 	}
@@ -225,31 +225,6 @@ func (r *replicaSchedulingPreferenceResource) candidates(ctx context.Context, m 
 		}
 	}
 	return candidates, registered, warnings, nil
-}
-
-// probe sorts the candidates by the health the registry records for them:
-// the ready ones are returned, the others go into excluded with the reason.
-// The record is what the cluster resources' refresh probed in this same
-// plan; probing again here could give another answer when Terraform plans
-// the resource once more at apply, and an inconsistent plan with it.
-// Clusters planned in this run count as ready: their registration fails at
-// apply when they are not.
-func (r *replicaSchedulingPreferenceResource) probe(ctx context.Context, candidates []runstate.Cluster,
-	excluded map[string]string) []runstate.Cluster {
-	var ready []runstate.Cluster
-	for _, c := range candidates {
-		health, recorded := r.data.run.Health(ctx, c.Name)
-		if c.Planned || !recorded || health.Ready {
-			ready = append(ready, c)
-			continue
-		}
-		reason := health.Reason
-		if reason == "" {
-			reason = "ClusterNotReady"
-		}
-		excluded[c.Name] = strings.TrimSpace(reason + ": " + health.Message)
-	}
-	return ready
 }
 
 // currentReplicas reads each ready candidate's replica count from its member

@@ -146,3 +146,15 @@ func (s *Snapshot) RegisteredNames() []string {
 	slices.Sort(out)
 	return out
 }
+
+// AheadEndpoints are the endpoints of the named clusters, as the snapshot
+// records them, of those that a later run can dial ahead.
+func (s *Snapshot) AheadEndpoints(clusters []string) map[string]string {
+	out := map[string]string{}
+	for _, name := range clusters {
+		if c, ok := s.Cluster(name); ok && !c.NotInHostYet() && c.Connection.DialsAhead() {
+			out[name] = c.Connection.APIEndpoint
+		}
+	}
+	return out
+}

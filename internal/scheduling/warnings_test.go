@@ -55,3 +55,42 @@ func TestErrorAt(t *testing.T) {
 		})
 	}
 }
+
+func TestUnregisteredPreferences(t *testing.T) {
+	preferences := map[string]Preference{Wildcard: {Weight: 1}, "berlin": {Weight: 1}, "paris": {Weight: 2}}
+	got := UnregisteredPreferences(preferences, map[string]bool{"berlin": true, "tokyo": true})
+	if len(got) != 1 || got[0].At != (At{Attribute: "clusters", Key: "paris"}) ||
+		got[0].Detail != `clusters["paris"] names no registered cluster, so it has no effect. Registered clusters: berlin, tokyo.` {
+		t.Errorf("got %+v, want one warning for paris", got)
+	}
+}
+
+func TestChoiceWarnings(t *testing.T) {
+	planned := Result{Warnings: []string{"only 1 group"}}
+	for _, tc := range []struct {
+		name string
+		in   Input
+		want At
+	}{
+		{"max_clusters alone", Input{MaxClusters: 1}, At{Attribute: "max_clusters"}},
+		{"a spread", Input{Spread: Spread{ByLabel: "region", MinGroups: 2}}, At{Attribute: "spread"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ChoiceWarnings(tc.in, planned)
+			if len(got) != 1 || got[0].At != tc.want || got[0].Detail != "only 1 group" {
+				t.Errorf("got %+v, want one at %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExcludedWarnings(t *testing.T) {
+	got := ExcludedWarnings("shop/web", map[string]string{"tokyo": "ClusterOffline: no route"})
+	want := `Cluster "tokyo" is not ready (ClusterOffline: no route), so shop/web gives it no replicas; its share goes to the ready clusters.`
+	if len(got) != 1 || got[0].At != (At{Attribute: "replicas"}) || got[0].Detail != want {
+		t.Errorf("got %+v", got)
+	}
+	if got := ExcludedWarnings("shop/web", nil); len(got) != 0 {
+		t.Errorf("got %+v for none excluded", got)
+	}
+}
