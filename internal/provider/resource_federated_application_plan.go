@@ -129,20 +129,13 @@ func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, planned ob
 	if objectset.OutcomeKnown(set.Set, held, rendered, priorStatus) {
 		return prior.ClusterStatus, prior.ClusterHealth
 	}
-	priorHealth, placed := healthByObject(prior), planned.Placed()
-	status, health := map[string]map[string]attr.Value{}, map[string]map[string]attr.Value{}
-	for key := range held {
-		if set.Get(key) == nil {
-			return unknownStatus, unknownHealth
-		}
+	outcomes, known := objectset.PlanSetOutcome(set.Set, held, rendered, planned.Placed(), priorStatus, healthByObject(prior))
+	if !known {
+		return unknownStatus, unknownHealth
 	}
-	for _, o := range set.Objects {
-		key := o.Key.String()
-		outcome, known := objectset.PlanOutcome(o, held[key], rendered[key], placed, priorStatus[key], priorHealth[key])
-		if !known {
-			return unknownStatus, unknownHealth
-		}
-		status[key], health[key] = outcomeValues(outcome, diags)
+	status, health := map[string]map[string]attr.Value{}, map[string]map[string]attr.Value{}
+	for _, key := range set.Keys() {
+		status[key], health[key] = outcomeValues(outcomes[key], diags)
 	}
 	return nestedValue(status, clusterStatusType), nestedValue(health, healthType)
 }
