@@ -86,3 +86,18 @@ func reportsHealth(applied string, seen map[string]any) bool {
 	}
 	return seen != nil && rollout.Reports(seen)
 }
+
+// ByObject turns a map by cluster of maps by object into one by object of
+// maps by cluster, and back.
+func ByObject[V any](in map[string]map[string]V) map[string]map[string]V {
+	out := map[string]map[string]V{}
+	for outer, inner := range in {
+		for key, v := range inner {
+			if out[key] == nil {
+				out[key] = map[string]V{}
+			}
+			out[key][outer] = v
+		}
+	}
+	return out
+}

@@ -255,3 +255,15 @@ func TestPlanSetOutcome(t *testing.T) {
 		})
 	}
 }
+
+func TestByObject(t *testing.T) {
+	byCluster := map[string]map[string]string{"berlin": {"a": "1", "b": "2"}, "tokyo": {"a": "3"}}
+	want := map[string]map[string]string{"a": {"berlin": "1", "tokyo": "3"}, "b": {"berlin": "2"}}
+	got := ByObject(byCluster)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if back := ByObject(got); !reflect.DeepEqual(back, byCluster) {
+		t.Errorf("back %v, want %v", back, byCluster)
+	}
+}

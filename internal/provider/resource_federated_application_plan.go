@@ -152,7 +152,7 @@ func heldByObject(m *federatedApplicationModel) map[string]map[string]string {
 	if m == nil {
 		return map[string]map[string]string{}
 	}
-	return byObject(nestedStringsOf(m.Rendered))
+	return objectset.ByObject(nestedStringsOf(m.Rendered))
 }
 
 // statusByObject is, by object and cluster, the last apply's outcome.
@@ -193,26 +193,11 @@ func healthByObject(m *federatedApplicationModel) map[string]map[string]rollout.
 	return out
 }
 
-// byObject turns a map by cluster of maps by object into one by object of
-// maps by cluster, and back.
-func byObject[V any](in map[string]map[string]V) map[string]map[string]V {
-	out := map[string]map[string]V{}
-	for outer, inner := range in {
-		for key, v := range inner {
-			if out[key] == nil {
-				out[key] = map[string]V{}
-			}
-			out[key][outer] = v
-		}
-	}
-	return out
-}
-
 // nestedValue is an application's map by cluster of maps by object of
 // elem, from values by object and cluster.
 func nestedValue(perObject map[string]map[string]attr.Value, elem attr.Type) types.Map {
 	outer := map[string]attr.Value{}
-	for cluster, entries := range byObject(perObject) {
+	for cluster, entries := range objectset.ByObject(perObject) {
 		outer[cluster], _ = types.MapValue(elem, entries)
 	}
 	out, _ := types.MapValue(types.MapType{ElemType: elem}, outer)
