@@ -285,3 +285,22 @@ func clip(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// PatchesWellFormed reports whether every patch passes the attributes' own
+// checks (operation, pointer, JSON value), which report those that do not.
+func PatchesWellFormed(rules []OverrideRule) bool {
+	for _, rule := range rules {
+		for _, p := range rule.Patches {
+			if p.Op != "" && p.Op != OpAdd && p.Op != OpReplace && p.Op != OpRemove {
+				return false
+			}
+			if _, err := ParsePointer(p.Path); err != nil {
+				return false
+			}
+			if p.Value != "" && !json.Valid([]byte(p.Value)) {
+				return false
+			}
+		}
+	}
+	return true
+}

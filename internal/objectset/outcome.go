@@ -53,6 +53,28 @@ func PlanOutcome(o *Object, held, planned map[string]string, placed []string,
 	return out, true
 }
 
+// PlanSetOutcome is the Outcome of each object of a set (see PlanOutcome),
+// by key. It is false when which objects or clusters have entries is up to
+// the apply: an object leaves the set, or the clusters of one object are.
+func PlanSetOutcome(set *Set, held, planned map[string]map[string]string, placed []string,
+	priorStatus map[string]map[string]reconcile.Status, priorHealth map[string]map[string]rollout.Health) (map[string]Outcome, bool) {
+	for key := range held {
+		if set.Get(key) == nil {
+			return nil, false
+		}
+	}
+	out := make(map[string]Outcome, len(set.Objects))
+	for _, o := range set.Objects {
+		key := o.Key.String()
+		outcome, known := PlanOutcome(o, held[key], planned[key], placed, priorStatus[key], priorHealth[key])
+		if !known {
+			return nil, false
+		}
+		out[key] = outcome
+	}
+	return out, true
+}
+
 // reportsHealth says whether a cluster keeps a health entry for the object
 // it holds as applied (canonical JSON), or, when that is not known, as it
 // was seen there: only an object with a rollout or a replica count has
@@ -63,4 +85,19 @@ func reportsHealth(applied string, seen map[string]any) bool {
 		return rollout.Reports(obj)
 	}
 	return seen != nil && rollout.Reports(seen)
+}
+
+// ByObject turns a map by cluster of maps by object into one by object of
+// maps by cluster, and back.
+func ByObject[V any](in map[string]map[string]V) map[string]map[string]V {
+	out := map[string]map[string]V{}
+	for outer, inner := range in {
+		for key, v := range inner {
+			if out[key] == nil {
+				out[key] = map[string]V{}
+			}
+			out[key][outer] = v
+		}
+	}
+	return out
 }

@@ -218,3 +218,52 @@ func TestOutcomeKnown(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanSetOutcome(t *testing.T) {
+	e := typesEnv()
+	web := mustObject(t, e, Spec{TypeName: "deployments.apps",
+		Template: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"}}`})
+	set := NewSet([]*Object{web}, Strategy{}, Spec{})
+	key := web.Key.String()
+	const a, b = `{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":1}}`, `{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":2}}`
+	ok := &reconcile.Status{Status: reconcile.StatusOK}
+	health := rollout.Health{Ready: true, Replicas: 1}
+	priorHealth := map[string]map[string]rollout.Health{key: {"berlin": health}}
+	tests := []struct {
+		name          string
+		held, planned map[string]map[string]string
+		placed        []string
+		want          map[string]Outcome
+		known         bool
+	}{
+		{"each object as PlanOutcome says", map[string]map[string]string{key: {"berlin": a, "tokyo": a}},
+			map[string]map[string]string{key: {"berlin": a, "tokyo": b}}, []string{"berlin", "tokyo"},
+			map[string]Outcome{key: {Status: map[string]*reconcile.Status{"berlin": ok, "tokyo": nil},
+				Health: map[string]*rollout.Health{"berlin": &health, "tokyo": nil}}}, true},
+		{"an object leaving the set: the entries are the apply's",
+			map[string]map[string]string{key: {"berlin": a}, "/v1/ConfigMap/shop/gone": {"berlin": a}},
+			map[string]map[string]string{key: {"berlin": a}}, []string{"berlin"}, nil, false},
+		{"an object's clusters up to the apply", map[string]map[string]string{key: {"berlin": a, "tokyo": a}},
+			map[string]map[string]string{key: {"berlin": a}}, []string{"berlin"}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, known := PlanSetOutcome(set, tt.held, tt.planned, tt.placed, nil, priorHealth)
+			if known != tt.known || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("PlanSetOutcome = %+v, %v; want %+v, %v", got, known, tt.want, tt.known)
+			}
+		})
+	}
+}
+
+func TestByObject(t *testing.T) {
+	byCluster := map[string]map[string]string{"berlin": {"a": "1", "b": "2"}, "tokyo": {"a": "3"}}
+	want := map[string]map[string]string{"a": {"berlin": "1", "tokyo": "3"}, "b": {"berlin": "2"}}
+	got := ByObject(byCluster)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if back := ByObject(got); !reflect.DeepEqual(back, byCluster) {
+		t.Errorf("back %v, want %v", back, byCluster)
+	}
+}

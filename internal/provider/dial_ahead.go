@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
 // An apply's provider process learns how to reach the members only from the
@@ -18,18 +16,6 @@ import (
 // one over when the host's record still gives that endpoint and a token
 // (member.Pool.DialAhead).
 
-// aheadEndpoints are the endpoints of the named clusters, as the snapshot
-// records them, of those that a later run can dial ahead.
-func aheadEndpoints(snapshot *runstate.Snapshot, clusters []string) map[string]string {
-	out := map[string]string{}
-	for _, name := range clusters {
-		if c, ok := snapshot.Cluster(name); ok && !c.NotInHostYet() && c.Connection.DialsAhead() {
-			out[name] = c.Connection.APIEndpoint
-		}
-	}
-	return out
-}
-
 // noteMemberEndpoints records in private the endpoints of the clusters a
 // resource is on, that the next apply can dial ahead; with none it forgets
 // the note.
@@ -38,7 +24,7 @@ func (d *providerData) noteMemberEndpoints(ctx context.Context, private privateD
 	if err != nil {
 		return nil
 	}
-	endpoints := aheadEndpoints(snapshot, clusters)
+	endpoints := snapshot.AheadEndpoints(clusters)
 	if len(endpoints) == 0 {
 		return memberEndpointsNote.Forget(ctx, private)
 	}

@@ -146,10 +146,18 @@ resource "kubefed_federated_application" "chart" {
 	}
 	for _, m := range all {
 		for _, check := range []func() error{
-			func() error { return checkMemberField(t, m, serviceAccountsGVR, ns, "rel-mychart", "rel", "metadata", "labels", "app.kubernetes.io/instance")(nil) },
-			func() error { return checkMemberField(t, m, deploymentsGVR, ns, "rel-mychart", 1, "status", "availableReplicas")(nil) },
-			func() error { return checkMemberField(t, m, servicesGVR, ns, "rel-mychart", "ClusterIP", "spec", "type")(nil) },
-			func() error { return checkMemberField(t, m, configMapsGVR, ns, "db-mariadb-tests", ns, "metadata", "namespace")(nil) },
+			func() error {
+				return checkMemberField(t, m, serviceAccountsGVR, ns, "rel-mychart", "rel", "metadata", "labels", "app.kubernetes.io/instance")(nil)
+			},
+			func() error {
+				return checkMemberField(t, m, deploymentsGVR, ns, "rel-mychart", 1, "status", "availableReplicas")(nil)
+			},
+			func() error {
+				return checkMemberField(t, m, servicesGVR, ns, "rel-mychart", "ClusterIP", "spec", "type")(nil)
+			},
+			func() error {
+				return checkMemberField(t, m, configMapsGVR, ns, "db-mariadb-tests", ns, "metadata", "namespace")(nil)
+			},
 			func() error { return noTestPods(t, m, ns) },
 		} {
 			if err := check(); err != nil {

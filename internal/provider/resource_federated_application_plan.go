@@ -129,20 +129,13 @@ func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, planned ob
 	if objectset.OutcomeKnown(set.Set, held, rendered, priorStatus) {
 		return prior.ClusterStatus, prior.ClusterHealth
 	}
-	priorHealth, placed := healthByObject(prior), planned.Placed()
-	status, health := map[string]map[string]attr.Value{}, map[string]map[string]attr.Value{}
-	for key := range held {
-		if set.Get(key) == nil {
-			return unknownStatus, unknownHealth
-		}
+	outcomes, known := objectset.PlanSetOutcome(set.Set, held, rendered, planned.Placed(), priorStatus, healthByObject(prior))
+	if !known {
+		return unknownStatus, unknownHealth
 	}
-	for _, o := range set.Objects {
-		key := o.Key.String()
-		outcome, known := objectset.PlanOutcome(o, held[key], rendered[key], placed, priorStatus[key], priorHealth[key])
-		if !known {
-			return unknownStatus, unknownHealth
-		}
-		status[key], health[key] = outcomeValues(outcome, diags)
+	status, health := map[string]map[string]attr.Value{}, map[string]map[string]attr.Value{}
+	for _, key := range set.Keys() {
+		status[key], health[key] = outcomeValues(outcomes[key], diags)
 	}
 	return nestedValue(status, clusterStatusType), nestedValue(health, healthType)
 }
@@ -159,7 +152,7 @@ func heldByObject(m *federatedApplicationModel) map[string]map[string]string {
 	if m == nil {
 		return map[string]map[string]string{}
 	}
-	return byObject(nestedStringsOf(m.Rendered))
+	return objectset.ByObject(nestedStringsOf(m.Rendered))
 }
 
 // statusByObject is, by object and cluster, the last apply's outcome.
@@ -200,26 +193,11 @@ func healthByObject(m *federatedApplicationModel) map[string]map[string]rollout.
 	return out
 }
 
-// byObject turns a map by cluster of maps by object into one by object of
-// maps by cluster, and back.
-func byObject[V any](in map[string]map[string]V) map[string]map[string]V {
-	out := map[string]map[string]V{}
-	for outer, inner := range in {
-		for key, v := range inner {
-			if out[key] == nil {
-				out[key] = map[string]V{}
-			}
-			out[key][outer] = v
-		}
-	}
-	return out
-}
-
 // nestedValue is an application's map by cluster of maps by object of
 // elem, from values by object and cluster.
 func nestedValue(perObject map[string]map[string]attr.Value, elem attr.Type) types.Map {
 	outer := map[string]attr.Value{}
-	for cluster, entries := range byObject(perObject) {
+	for cluster, entries := range objectset.ByObject(perObject) {
 		outer[cluster], _ = types.MapValue(elem, entries)
 	}
 	out, _ := types.MapValue(types.MapType{ElemType: elem}, outer)

@@ -266,7 +266,7 @@ func (r *federatedApplicationResource) ValidateConfig(ctx context.Context, req r
 		keys[i] = mf.Key
 	}
 	if _, err := federation.SelectObjects(rules, keys); err != nil {
-		for _, e := range splitErrors(err) {
+		for _, e := range objectset.SplitErrors(err) {
 			addRenderError(&resp.Diagnostics, objectset.Root("overrides"), e)
 		}
 	}

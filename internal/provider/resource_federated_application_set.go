@@ -86,74 +86,31 @@ type appSet struct {
 // element, and the warnings of the hooks left out are returned.
 func manifestsOf(ctx context.Context, m *federatedApplicationModel, scope federation.Scope, diags *diag.Diagnostics) ([]federation.Manifest,
 	[]path.Path, diag.Diagnostics) {
-	var all []federation.Manifest
-	var at []path.Path
-	var hookWarnings diag.Diagnostics
-	seen := map[string]path.Path{}
 	opts := federation.ManifestOptions{DefaultNamespace: m.DefaultNamespace.ValueString(), Scope: scope}
 	if m.DefaultNamespace.IsUnknown() {
 		opts.Scope = nil
 	}
+	var lists []objectset.ManifestList
 	for _, list := range []struct {
 		name  string
 		value types.List
 	}{{"manifests", m.Manifests}, {"sensitive_manifests", m.SensitiveManifests}} {
-		var elements []string
 		if list.value.IsNull() || list.value.IsUnknown() {
 			continue
 		}
-		diags.Append(list.value.ElementsAs(ctx, &elements, false)...)
-		found, err := federation.ParseManifests(elements, opts)
-		for _, e := range splitErrors(err) {
-			var me *federation.ManifestError
-			var missing *federation.MissingNamespaceError
-			where := path.Root(list.name)
-			if errors.As(e, &me) {
-				where = where.AtListIndex(me.Element)
-			}
-			if errors.As(e, &missing) {
-				diags.AddAttributeError(where, "Missing namespace", fmt.Sprintf("%s: %v. Set default_namespace (the namespace "+
-					"`helm install -n` gives), or metadata.namespace.", where, e))
-				continue
-			}
-			diags.AddAttributeError(where, "Invalid manifest", fmt.Sprintf("%s: %v", where, e))
-		}
-		found, hooks := federation.SplitHooks(found)
-		addHookWarnings(&hookWarnings, list.name, hooks)
-		for _, mf := range found {
-			where := path.Root(list.name).AtListIndex(mf.Element)
-			unversioned := mf.Key
-			unversioned.Version = ""
-			if first, dup := seen[unversioned.String()]; dup {
-				diags.AddAttributeError(where, "Object given twice",
-					fmt.Sprintf("%s is in %s and in %s; a set holds each object once.", mf.Key.Object(), first, where))
-				continue
-			}
-			seen[unversioned.String()] = where
-			if list.name == "manifests" && mf.Key.Group == "" && mf.Key.Kind == "Secret" {
-				diags.AddAttributeError(where, "Secret given in manifests",
-					fmt.Sprintf("%s would show its values in the plan: put it in sensitive_manifests.", mf.Key.Object()))
-			}
-			all, at = append(all, mf), append(at, where)
-		}
+		l := objectset.ManifestList{Name: list.name}
+		diags.Append(list.value.ElementsAs(ctx, &l.Elements, false)...)
+		lists = append(lists, l)
+	}
+	all, in, problems, hooks := objectset.Manifests(lists, opts)
+	addProblems(diags, problems, nil)
+	var hookWarnings diag.Diagnostics
+	addProblems(&hookWarnings, hooks, nil)
+	at := make([]path.Path, len(in))
+	for i, p := range in {
+		at[i] = pathOf(p)
 	}
 	return all, at, hookWarnings
-}
-
-// addHookWarnings names the Helm hooks and tests of a manifest list, which
-// the set leaves out, and the element of each.
-func addHookWarnings(diags *diag.Diagnostics, list string, hooks []federation.Manifest) {
-	if len(hooks) == 0 {
-		return
-	}
-	names := federation.HookNames(hooks)
-	for i, h := range hooks {
-		names[i] = fmt.Sprintf("%s (%s)", names[i], path.Root(list).AtListIndex(h.Element))
-	}
-	diags.AddAttributeWarning(path.Root(list), "Helm hooks and tests left out", fmt.Sprintf("Helm runs these objects at a release "+
-		"event or on `helm test` instead of installing them: %s. An application has no release events: they are not federated. "+
-		"Render the chart with --no-hooks (or --skip-tests) to leave them out, or remove the %s annotation to federate one.",
-		strings.Join(names, ", "), federation.HookAnnotation))
 }
 
 // keepPriorManifests plans the state's text of a manifest list that holds
@@ -177,17 +134,6 @@ func keepPriorManifests(ctx context.Context, plan, prior *federatedApplicationMo
 			*l.planned = l.prior
 		}
 	}
-}
-
-// splitErrors is the errors errors.Join put together.
-func splitErrors(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		return joined.Unwrap()
-	}
-	return []error{err}
 }
 
 // setRules reads overrides into the engine's rules of a set.
@@ -296,7 +242,7 @@ func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.E
 	}
 	perObject, err := federation.SelectObjects(rules, keys)
 	if err != nil {
-		for _, e := range splitErrors(err) {
+		for _, e := range objectset.SplitErrors(err) {
 			addRenderError(&diags, objectset.Root("overrides"), e)
 		}
 		return nil, diags

@@ -79,7 +79,7 @@ func TestManifestsOf(t *testing.T) {
 			wantErrs:  []string{"manifests[1]: manifests[1]: element 1, document 0 (from line 1) (ServiceAccount sa): metadata.namespace is required: ServiceAccount is namespaced. Set default_namespace"}},
 		{name: "the default namespace, and a test left out with a warning",
 			manifests: []string{cm, account + "---\n" + test}, defaultNamespace: types.StringValue("web"),
-			wantKeys:     []string{"/v1/ConfigMap/x/a", "/v1/ServiceAccount/web/sa"},
+			wantKeys: []string{"/v1/ConfigMap/x/a", "/v1/ServiceAccount/web/sa"},
 			wantWarnings: []string{"manifests: Helm runs these objects at a release event or on `helm test` instead of installing them: " +
 				"Pod web/t-x1y2 (helm.sh/hook: test) (manifests[1])."}},
 		{name: "a default not known yet", manifests: []string{account}, defaultNamespace: types.StringUnknown(),

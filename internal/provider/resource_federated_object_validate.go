@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -42,7 +41,7 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 			addInputError(&resp.Diagnostics, err)
 			return
 		}
-		if !patchesWellFormed(rules) {
+		if !federation.PatchesWellFormed(rules) {
 			// The attributes' own validators report it.
 			return
 		}
@@ -142,25 +141,6 @@ var jsonPointerValidator = stringCheck{describe: "an RFC 6901 JSON pointer such 
 		}
 		return nil
 	}}
-
-// patchesWellFormed reports whether every patch passes the attributes' own
-// checks (operation, pointer, JSON value), which report those that do not.
-func patchesWellFormed(rules []federation.OverrideRule) bool {
-	for _, rule := range rules {
-		for _, p := range rule.Patches {
-			if p.Op != "" && p.Op != federation.OpAdd && p.Op != federation.OpReplace && p.Op != federation.OpRemove {
-				return false
-			}
-			if _, err := federation.ParsePointer(p.Path); err != nil {
-				return false
-			}
-			if p.Value != "" && !json.Valid([]byte(p.Value)) {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 // fieldPathValidator accepts a field path as ignore_fields takes it.
 var fieldPathValidator = stringCheck{describe: "a field path such as spec.replicas or metadata.annotations[\"example.com/x\"]",

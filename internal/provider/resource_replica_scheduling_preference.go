@@ -340,7 +340,7 @@ func (r *replicaSchedulingPreferenceResource) planSplit(ctx context.Context, pla
 		return nil
 	}
 	for _, w := range warnings {
-		diags.AddAttributeWarning(w.path, w.summary, w.detail)
+		diags.AddAttributeWarning(pathAt(w.At), w.Summary, w.Detail)
 	}
 	if split.unplaced > 0 {
 		diags.AddAttributeWarning(path.Root("total_replicas"), "Some replicas cannot be placed",

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -149,58 +148,13 @@ func (m *replicaSchedulingPreferenceModel) capacityInputs(ctx context.Context) (
 	if !m.ReplicaRequests.IsNull() {
 		diags.Append(m.ReplicaRequests.ElementsAs(ctx, &requests, false)...)
 	}
-	replica, at, err := replicaOf(m.Template.ValueString(), !m.Template.IsNull(), requests, !m.ReplicaRequests.IsNull())
+	replica, at, err := capacity.ReplicaOf(m.Template.ValueString(), !m.Template.IsNull(), requests, !m.ReplicaRequests.IsNull())
 	if err != nil {
-		diags.AddAttributeError(at, "Cannot tell what a replica requests", err.Error())
+		diags.AddAttributeError(pathAt(at), "Cannot tell what a replica requests", err.Error())
 		return in, false, diags
 	}
 	in.Replica = replica
 	return in, !diags.HasError(), diags
-}
-
-// replicaOf is one replica as the estimate sees it: the pod template's
-// requests, tolerations, node selector and node affinity, with explicit
-// requests in place of the template's when given. The error's path is the
-// attribute at fault.
-func replicaOf(template string, hasTemplate bool, requests map[string]string, hasRequests bool) (capacity.Replica, path.Path, error) {
-	var replica capacity.Replica
-	if hasTemplate {
-		doc, err := decodeDocument(template)
-		object, isObject := doc.(map[string]any)
-		if err != nil || !isObject {
-			return replica, path.Root("template"), fmt.Errorf("the template is not one YAML or JSON object (%v); pass the same "+
-				"document as the federated object's template", orNotAnObject(err))
-		}
-		spec, found, err := capacity.PodSpecOf(object)
-		if err != nil {
-			return replica, path.Root("template"), err
-		}
-		if !found {
-			return replica, path.Root("template"), errors.New("the template has no pod template (spec.template.spec); give the " +
-				"template of a workload such as a Deployment, or the requests in replica_requests")
-		}
-		replica = capacity.ReplicaFromPodSpec(spec)
-	}
-	if hasRequests {
-		parsed, err := capacity.ParseRequests(requests)
-		var requestErr *capacity.RequestError
-		if errors.As(err, &requestErr) {
-			return replica, path.Root("replica_requests").AtMapKey(requestErr.Resource),
-				fmt.Errorf("replica_requests[%q]: %s", requestErr.Resource, requestErr.Reason)
-		}
-		if err != nil {
-			return replica, path.Root("replica_requests"), err
-		}
-		replica.Requests = parsed
-	}
-	return replica, path.Empty(), nil
-}
-
-func orNotAnObject(err error) any {
-	if err != nil {
-		return err
-	}
-	return "it is not an object"
 }
 
 // Refresh records, in the resource's private data, the capacity it
@@ -283,62 +237,8 @@ func (r *replicaSchedulingPreferenceResource) noteCapacityAtRead(ctx context.Con
 	if err != nil {
 		return capacityAtReadNote.Forget(ctx, private)
 	}
-	ready := r.probe(ctx, candidates, map[string]string{})
+	ready := r.data.run.Ready(ctx, candidates, map[string]string{})
 	return capacityAtReadNote.Save(ctx, private, capacity.Note{Inputs: in.Fingerprint(), Clusters: r.estimates(ctx, state, in, ready, nil)})
-}
-
-// capacityBounds turns the estimates into the planner's capacities, and
-// warns of the clusters left unbounded.
-func capacityBounds(id string, estimates map[string]capacity.ClusterEstimate) (map[string]int64, []planWarning) {
-	bounds := map[string]int64{}
-	var warnings []planWarning
-	for _, name := range slices.Sorted(maps.Keys(estimates)) {
-		e := estimates[name]
-		if e.Unread == "" {
-			bounds[name] = e.Replicas
-			continue
-		}
-		warnings = append(warnings, planWarning{path.Root("capacity"), fmt.Sprintf("Capacity of cluster %q not known", name),
-			fmt.Sprintf("The Nodes and Pods of cluster %q could not be read for %s: %s. The split treats its capacity as "+
-				"unbounded; it may be planned more replicas than fit there.", name, id, e.Unread)})
-	}
-	return bounds, warnings
-}
-
-// cutByCapacity returns, for each cluster whose capacity lowered its count,
-// the count it would have had without capacities.
-func cutByCapacity(in scheduling.Input, planned scheduling.Result) map[string]int64 {
-	cut := map[string]int64{}
-	if len(in.Capacity) == 0 {
-		return cut
-	}
-	unbounded := in
-	unbounded.Capacity = nil
-	free, err := scheduling.Plan(unbounded)
-	if err != nil {
-		return cut
-	}
-	for name, n := range planned.Plan {
-		if bound, ok := in.Capacity[name]; ok && n == bound && free.Plan[name] > n {
-			cut[name] = free.Plan[name]
-		}
-	}
-	return cut
-}
-
-// capacityWarnings say, for each cluster whose capacity cut its share, what
-// the estimate found.
-func capacityWarnings(id string, cut map[string]int64, estimates map[string]capacity.ClusterEstimate) []planWarning {
-	var warnings []planWarning
-	for _, name := range slices.Sorted(maps.Keys(cut)) {
-		e := estimates[name]
-		warnings = append(warnings, planWarning{path.Root("estimated_capacity").AtMapKey(name),
-			fmt.Sprintf("Cluster %q is planned what it can hold", name),
-			fmt.Sprintf("Cluster %q can hold %d replicas of %s (%s), so it is planned %d rather than %d; the rest goes to the "+
-				"other clusters. The estimate is a snapshot of the member, not a reservation.",
-				name, e.Replicas, id, e.Reason, e.Replicas, cut[name])})
-	}
-	return warnings
 }
 
 // validateCapacity checks what the estimate reads, and the options that

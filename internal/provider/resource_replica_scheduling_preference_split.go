@@ -35,11 +35,6 @@ type splitResult struct {
 	estimated map[string]int64
 }
 
-type planWarning struct {
-	path            path.Path
-	summary, detail string
-}
-
 // priorRead is what the resource's last refresh noted for both plans of the
 // run: the clusters registered then, and the capacity it estimated.
 type priorRead struct {
@@ -104,37 +99,19 @@ func (m *replicaSchedulingPreferenceModel) setUnknownSplit() {
 
 // addPlannerError points the planner's complaint at the attribute it is about.
 func addPlannerError(diags *diag.Diagnostics, err error) {
-	diags.AddAttributeError(plannerErrorPath(err), "Invalid replica scheduling preference", err.Error())
+	diags.AddAttributeError(pathAt(scheduling.ErrorAt(err)), "Invalid replica scheduling preference", err.Error())
 }
 
-// plannerErrorPath is the attribute a planner error is about.
-func plannerErrorPath(err error) path.Path {
-	var inputErr *scheduling.InputError
-	if !errors.As(err, &inputErr) {
-		return path.Root("clusters")
+// pathAt is the attribute of the preference as the framework's path.
+func pathAt(at scheduling.At) path.Path {
+	p := path.Root(at.Attribute)
+	if at.Name != "" {
+		p = p.AtName(at.Name)
 	}
-	switch inputErr.Field {
-	case scheduling.FieldTotalReplicas:
-		return path.Root("total_replicas")
-	case scheduling.FieldStrategy:
-		return path.Root("strategy")
-	case scheduling.FieldWeightBy:
-		return path.Root("weight_by")
-	case scheduling.FieldMaxClusters:
-		return path.Root("max_clusters")
-	case scheduling.FieldCapacity:
-		return path.Root("capacity")
-	case scheduling.FieldSpread:
-		if inputErr.Key != "" {
-			return path.Root("spread").AtName(inputErr.Key)
-		}
-		return path.Root("spread")
-	case scheduling.FieldPreferences:
-		if inputErr.Key != "" {
-			return path.Root("clusters").AtMapKey(inputErr.Key)
-		}
+	if at.Key != "" {
+		p = p.AtMapKey(at.Key)
 	}
-	return path.Root("clusters")
+	return p
 }
 
 // split computes the plan-time split: candidates from the registry snapshot
@@ -144,7 +121,7 @@ func plannerErrorPath(err error) path.Path {
 // A planner error is an *scheduling.InputError; any other error means the
 // split cannot be known before apply.
 func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *replicaSchedulingPreferenceModel,
-	in scheduling.Input, capInputs *capacity.Inputs, prior priorRead, planning bool) (splitResult, []planWarning, error) {
+	in scheduling.Input, capInputs *capacity.Inputs, prior priorRead, planning bool) (splitResult, []scheduling.Warning, error) {
 	result := splitResult{replicas: map[string]int64{}, excluded: map[string]string{}, estimated: map[string]int64{}}
 	if !r.data.hostKnown() {
 		return result, nil, errors.New("the host cluster is not known yet")
@@ -153,13 +130,13 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	if err != nil {
 		return result, nil, err
 	}
-	if fresh := unregisteredYet(candidates); len(fresh) > 0 {
+	if fresh := runstate.NotInHostYet(candidates); len(fresh) > 0 {
 		if planning && prior.seen == nil {
 			return result, nil, &registeredInRunError{clusters: fresh}
 		}
 		candidates = slices.DeleteFunc(candidates, func(c runstate.Cluster) bool { return slices.Contains(fresh, c.Name) })
 	}
-	warnings = append(warnings, unregisteredPreferences(in.Preferences, registered)...)
+	warnings = append(warnings, scheduling.UnregisteredPreferences(in.Preferences, registered)...)
 	if in.Spread.ByLabel != "" {
 		for _, c := range candidates {
 			if !c.LabelsKnown {
@@ -168,13 +145,11 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 		}
 	}
 
-	ready := r.probe(ctx, candidates, result.excluded)
-	for name, reason := range result.excluded {
+	ready := r.data.run.Ready(ctx, candidates, result.excluded)
+	for name := range result.excluded {
 		result.replicas[name] = 0
-		warnings = append(warnings, planWarning{path.Root("replicas"), "Cluster excluded from the split",
-			fmt.Sprintf("Cluster %q is not ready (%s), so %s gives it no replicas; its share goes to the ready clusters.",
-				name, reason, m.ID.ValueString())})
 	}
+	warnings = append(warnings, scheduling.ExcludedWarnings(m.ID.ValueString(), result.excluded)...)
 	in.Clusters = make([]string, 0, len(ready))
 	in.ClusterLabels = make(map[string]map[string]string, len(ready))
 	for _, c := range ready {
@@ -187,8 +162,8 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	var estimates map[string]capacity.ClusterEstimate
 	if capInputs != nil {
 		estimates = r.estimates(ctx, m, *capInputs, ready, prior.capacity)
-		var unbounded []planWarning
-		in.Capacity, unbounded = capacityBounds(m.ID.ValueString(), estimates)
+		var unbounded []scheduling.Warning
+		in.Capacity, unbounded = capacity.Bounds(m.ID.ValueString(), estimates)
 		warnings = append(warnings, unbounded...)
 		result.estimated = in.Capacity
 	}
@@ -201,8 +176,8 @@ func (r *replicaSchedulingPreferenceResource) split(ctx context.Context, m *repl
 	maps.Copy(result.replicas, planned.Plan)
 	maps.Copy(result.excluded, planned.Excluded)
 	result.unplaced = planned.Unplaced
-	warnings = append(warnings, choiceWarnings(in, planned)...)
-	warnings = append(warnings, capacityWarnings(m.ID.ValueString(), cutByCapacity(in, planned), estimates)...)
+	warnings = append(warnings, scheduling.ChoiceWarnings(in, planned)...)
+	warnings = append(warnings, capacity.CutWarnings(m.ID.ValueString(), scheduling.CutByCapacity(in, planned), estimates)...)
 	return result, warnings, nil
 }
 
@@ -215,23 +190,11 @@ func (e *registeredInRunError) Error() string {
 	return fmt.Sprintf("the split goes to %s, which this run registers", strings.Join(e.clusters, ", "))
 }
 
-// unregisteredYet names the candidates this run registers that the host
-// does not hold yet.
-func unregisteredYet(candidates []runstate.Cluster) []string {
-	var fresh []string
-	for _, c := range candidates {
-		if c.NotInHostYet() {
-			fresh = append(fresh, c.Name)
-		}
-	}
-	return fresh
-}
-
 // candidates are the registered clusters the selector picks, leaving out
 // those registered by someone else after the last refresh; registered names
 // every cluster considered.
 func (r *replicaSchedulingPreferenceResource) candidates(ctx context.Context, m *replicaSchedulingPreferenceModel,
-	seen map[string]bool) ([]runstate.Cluster, map[string]bool, []planWarning, error) {
+	seen map[string]bool) ([]runstate.Cluster, map[string]bool, []scheduling.Warning, error) {
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("cannot read the registered clusters: %w", err)
@@ -241,12 +204,12 @@ func (r *replicaSchedulingPreferenceResource) candidates(ctx context.Context, m 
 		return nil, nil, nil, err
 	}
 	var candidates []runstate.Cluster
-	var warnings []planWarning
+	var warnings []scheduling.Warning
 	registered := map[string]bool{}
 	for _, c := range snapshot.Clusters() {
 		if objectset.RegisteredLater(seen, c) {
-			warnings = append(warnings, planWarning{path.Root("replicas"), fmt.Sprintf("Cluster %q was registered after the preference was last read", c.Name),
-				fmt.Sprintf("Cluster %q was registered after %s was last read (refreshed): the split leaves it out, so that the "+
+			warnings = append(warnings, scheduling.Warning{At: scheduling.At{Attribute: "replicas"}, Summary: fmt.Sprintf("Cluster %q was registered after the preference was last read", c.Name),
+				Detail: fmt.Sprintf("Cluster %q was registered after %s was last read (refreshed): the split leaves it out, so that the "+
 					"apply keeps the split the plan showed. The next plan that refreshes the preference considers it.", c.Name, m.ID.ValueString())})
 			continue
 		}
@@ -264,64 +227,11 @@ func (r *replicaSchedulingPreferenceResource) candidates(ctx context.Context, m 
 	return candidates, registered, warnings, nil
 }
 
-// unregisteredPreferences warns of preferences for clusters that are not
-// registered.
-func unregisteredPreferences(preferences map[string]scheduling.Preference, registered map[string]bool) []planWarning {
-	var warnings []planWarning
-	for _, key := range slices.Sorted(maps.Keys(preferences)) {
-		if key != scheduling.Wildcard && !registered[key] {
-			warnings = append(warnings, planWarning{path.Root("clusters").AtMapKey(key), "Preference for an unregistered cluster",
-				fmt.Sprintf("clusters[%q] names no registered cluster, so it has no effect. Registered clusters: %s.",
-					key, strings.Join(slices.Sorted(maps.Keys(registered)), ", "))})
-		}
-	}
-	return warnings
-}
-
-// choiceWarnings are the planner's own warnings about what the spread or
-// max_clusters could not honour.
-func choiceWarnings(in scheduling.Input, planned scheduling.Result) []planWarning {
-	at := path.Root("max_clusters")
-	if in.Spread.ByLabel != "" {
-		at = path.Root("spread")
-	}
-	warnings := make([]planWarning, 0, len(planned.Warnings))
-	for _, w := range planned.Warnings {
-		warnings = append(warnings, planWarning{at, "The split cannot honour the spread", w})
-	}
-	return warnings
-}
-
-// probe sorts the candidates by the health the registry records for them:
-// the ready ones are returned, the others go into excluded with the reason.
-// The record is what the cluster resources' refresh probed in this same
-// plan; probing again here could give another answer when Terraform plans
-// the resource once more at apply, and an inconsistent plan with it.
-// Clusters planned in this run count as ready: their registration fails at
-// apply when they are not.
-func (r *replicaSchedulingPreferenceResource) probe(ctx context.Context, candidates []runstate.Cluster,
-	excluded map[string]string) []runstate.Cluster {
-	var ready []runstate.Cluster
-	for _, c := range candidates {
-		health, recorded := r.data.run.Health(ctx, c.Name)
-		if c.Planned || !recorded || health.Ready {
-			ready = append(ready, c)
-			continue
-		}
-		reason := health.Reason
-		if reason == "" {
-			reason = "ClusterNotReady"
-		}
-		excluded[c.Name] = strings.TrimSpace(reason + ": " + health.Message)
-	}
-	return ready
-}
-
 // currentReplicas reads each ready candidate's replica count from its member
 // object, as KubeFed does, so that running replicas can stay where they are.
 // A cluster without the object runs 0.
 func (r *replicaSchedulingPreferenceResource) currentReplicas(ctx context.Context, m *replicaSchedulingPreferenceModel,
-	ready []runstate.Cluster, warnings []planWarning) (map[string]int64, []planWarning) {
+	ready []runstate.Cluster, warnings []scheduling.Warning) (map[string]int64, []scheduling.Warning) {
 	current := map[string]int64{}
 	reg, err := r.data.registry(ctx)
 	if err != nil {
@@ -334,8 +244,8 @@ func (r *replicaSchedulingPreferenceResource) currentReplicas(ctx context.Contex
 	}
 	pointer, err := federation.ParsePointer(m.ReplicasPath.ValueString())
 	if err != nil {
-		warnings = append(warnings, planWarning{path.Root("replicas_path"), "Current replicas unknown",
-			fmt.Sprintf("replicas_path: %v; the split treats every cluster as running none.", err)})
+		warnings = append(warnings, scheduling.Warning{At: scheduling.At{Attribute: "replicas_path"}, Summary: "Current replicas unknown",
+			Detail: fmt.Sprintf("replicas_path: %v; the split treats every cluster as running none.", err)})
 		return current, warnings
 	}
 	counts := make([]int64, len(ready))
@@ -347,8 +257,8 @@ func (r *replicaSchedulingPreferenceResource) currentReplicas(ctx context.Contex
 	})
 	for i, c := range ready {
 		if failures[i] != nil {
-			warnings = append(warnings, planWarning{path.Root("rebalance"), "Current replicas unknown",
-				fmt.Sprintf("Cannot read the replicas that %s runs on cluster %q (%v); the split treats it as running none.",
+			warnings = append(warnings, scheduling.Warning{At: scheduling.At{Attribute: "rebalance"}, Summary: "Current replicas unknown",
+				Detail: fmt.Sprintf("Cannot read the replicas that %s runs on cluster %q (%v); the split treats it as running none.",
 					m.ID.ValueString(), c.Name, failures[i])})
 			continue
 		}

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 )
 
@@ -86,7 +86,7 @@ var httpURLValidator = stringCheck{describe: "an http or https URL", summary: "I
 // pemCertificateValidator accepts PEM text holding at least one certificate.
 var pemCertificateValidator = stringCheck{describe: "PEM with at least one CERTIFICATE block", summary: "Invalid PEM",
 	check: func(value string) error {
-		if !hasPEMCertificate([]byte(value)) {
+		if !kube.HasPEMCertificate([]byte(value)) {
 			return errors.New(msgPEMCertificate)
 		}
 		return nil
@@ -114,19 +114,6 @@ var positiveDuration = stringCheck{describe: "a positive Go duration", summary: 
 // tlsValidationValidator accepts the names of the TLS checks KubeFed can
 // skip.
 var tlsValidationValidator = stringvalidator.OneOf(member.TLSAll, member.TLSSubjectName, member.TLSValidityPeriod)
-
-func hasPEMCertificate(data []byte) bool {
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return false
-		}
-		if block.Type == "CERTIFICATE" {
-			return true
-		}
-	}
-}
 
 // tlsValidationListValidator requires "*" to stand alone, as KubeFed does.
 type tlsValidationListValidator struct{}

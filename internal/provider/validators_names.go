@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -130,35 +129,10 @@ func (v clusterKeysValidator) keyProblem(key string) string {
 	return fmt.Sprintf(msgClusterKey, key)
 }
 
-// templateNameProblems says what the host or a member would refuse in the
-// name and namespace of a template, or returns nil. The Federated<Kind>
-// that holds the object is a custom resource of the same name, so the name
-// must be a DNS-1123 subdomain whatever the kind; a Namespace's and a
-// Service's names are labels.
-func templateNameProblems(id federation.Identity) []string {
-	var problems []string
-	if id.Namespace != "" {
-		if errs := validation.IsDNS1123Label(id.Namespace); len(errs) > 0 {
-			problems = append(problems, fmt.Sprintf("metadata.namespace %q is not a DNS-1123 label: %s", id.Namespace, strings.Join(errs, "; ")))
-		}
-	}
-	check, form := validation.IsDNS1123Subdomain, "a DNS-1123 subdomain"
-	switch {
-	case id.APIVersion == "v1" && id.Kind == "Namespace":
-		check, form = validation.IsDNS1123Label, "a DNS-1123 label, as a Namespace's name must be"
-	case id.APIVersion == "v1" && id.Kind == "Service":
-		check, form = validation.IsDNS1035Label, "a DNS-1035 label, as a Service's name must be"
-	}
-	if errs := check(id.Name); len(errs) > 0 {
-		problems = append(problems, fmt.Sprintf("metadata.name %q is not %s: %s", id.Name, form, strings.Join(errs, "; ")))
-	}
-	return problems
-}
-
 // validateTemplateNames reports the template's name problems at the
 // attribute that holds it.
 func validateTemplateNames(diags *diag.Diagnostics, templateAt path.Path, id federation.Identity) {
-	for _, problem := range templateNameProblems(id) {
+	for _, problem := range id.NameProblems() {
 		diags.AddAttributeError(templateAt, "Invalid template", problem)
 	}
 }

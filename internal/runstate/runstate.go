@@ -15,6 +15,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
@@ -120,6 +121,30 @@ func (r *Run) Health(ctx context.Context, cluster string) (registry.ClusterHealt
 	defer r.mu.Unlock()
 	h, ok := r.health[cluster]
 	return h, ok
+}
+
+// Ready sorts the candidates by the health the registry records for them:
+// the ready ones are returned, the others go into excluded with the reason.
+// The record is what the cluster resources' refresh probed in this same
+// plan; probing again here could give another answer when Terraform plans
+// the resource once more at apply, and an inconsistent plan with it.
+// Clusters planned in this run count as ready: their registration fails at
+// apply when they are not.
+func (r *Run) Ready(ctx context.Context, candidates []Cluster, excluded map[string]string) []Cluster {
+	var ready []Cluster
+	for _, c := range candidates {
+		health, recorded := r.Health(ctx, c.Name)
+		if c.Planned || !recorded || health.Ready {
+			ready = append(ready, c)
+			continue
+		}
+		reason := health.Reason
+		if reason == "" {
+			reason = "ClusterNotReady"
+		}
+		excluded[c.Name] = strings.TrimSpace(reason + ": " + health.Message)
+	}
+	return ready
 }
 
 // PlanType records a type enabled by this run, so objects planned after it

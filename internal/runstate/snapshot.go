@@ -41,6 +41,18 @@ func (c Cluster) NotInHostYet() bool {
 	return c.Planned && c.Connection.APIEndpoint == ""
 }
 
+// NotInHostYet names the clusters this run registers that the host does
+// not hold yet.
+func NotInHostYet(clusters []Cluster) []string {
+	var fresh []string
+	for _, c := range clusters {
+		if c.NotInHostYet() {
+			fresh = append(fresh, c.Name)
+		}
+	}
+	return fresh
+}
+
 // NewSnapshot returns a snapshot of the given registered clusters.
 func NewSnapshot(clusters []registry.Cluster) *Snapshot {
 	s := &Snapshot{clusters: map[string]Cluster{}}
@@ -132,5 +144,17 @@ func (s *Snapshot) RegisteredNames() []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// AheadEndpoints are the endpoints of the named clusters, as the snapshot
+// records them, of those that a later run can dial ahead.
+func (s *Snapshot) AheadEndpoints(clusters []string) map[string]string {
+	out := map[string]string{}
+	for _, name := range clusters {
+		if c, ok := s.Cluster(name); ok && !c.NotInHostYet() && c.Connection.DialsAhead() {
+			out[name] = c.Connection.APIEndpoint
+		}
+	}
 	return out
 }

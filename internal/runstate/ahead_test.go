@@ -1,4 +1,4 @@
-package provider
+package runstate
 
 import (
 	"maps"
@@ -6,12 +6,11 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
 )
 
 func TestAheadEndpoints(t *testing.T) {
 	token := func(endpoint string) member.Connection { return member.Connection{APIEndpoint: endpoint, Token: "t"} }
-	snapshot := runstate.NewSnapshot([]registry.Cluster{
+	snapshot := NewSnapshot([]registry.Cluster{
 		{Name: "sf", Connection: token("https://sf:6443")},
 		{Name: "ny", Connection: token("https://ny:6443")},
 		{Name: "cert", Connection: member.Connection{APIEndpoint: "https://cert:6443", ClientCertificate: []byte("c"), ClientKey: []byte("k")}},
@@ -31,8 +30,8 @@ func TestAheadEndpoints(t *testing.T) {
 		{"none", nil, map[string]string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := aheadEndpoints(snapshot, tc.clusters); !maps.Equal(got, tc.want) {
-				t.Errorf("aheadEndpoints(%v) = %v, want %v", tc.clusters, got, tc.want)
+			if got := snapshot.AheadEndpoints(tc.clusters); !maps.Equal(got, tc.want) {
+				t.Errorf("AheadEndpoints(%v) = %v, want %v", tc.clusters, got, tc.want)
 			}
 		})
 	}
