@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/propagation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
@@ -335,6 +336,7 @@ func (e *Env) CheckMembers(ctx context.Context, o *Object, snapshot *runstate.Sn
 		}
 		if m, err := e.Member(snapshot, name); err == nil {
 			members[name] = m
+			confirmAhead(ctx, m)
 		}
 	}
 	if !dryRun && len(fresh) == 0 {
@@ -355,6 +357,17 @@ func (e *Env) CheckMembers(ctx context.Context, o *Object, snapshot *runstate.Sn
 		}
 	}
 	return problems
+}
+
+// confirmAhead starts confirming the member's identity while the plan asks
+// it about the object: the apply that follows in the same process writes to
+// it, and finds the answer there instead of asking for it in sequence
+// before its first write. The answer is kept for the run, so the request
+// must not end with the plan's call.
+func confirmAhead(ctx context.Context, m propagation.Member) {
+	if m.Confirm != nil {
+		overlap.Start(func() { _ = m.Confirm(context.WithoutCancel(ctx)) })
+	}
 }
 
 // memberCheck is what a plan learns of one member: its answer to the dry
