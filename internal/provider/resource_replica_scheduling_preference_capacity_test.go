@@ -154,7 +154,9 @@ func (b between) CheckPlan(context.Context, plancheck.CheckPlanRequest, *planche
 // longer than unschedulable_after the next plan caps berlin again.
 func TestAccReplicaSchedulingPreference_capacity(t *testing.T) {
 	l := acctest.Lab(t)
-	const prefix, namespace = "rspc", "rsp-capacity"
+	// A namespace of its own each run: the destroy keeps one that holds the
+	// filler, which the federation does not manage.
+	prefix, namespace := "rspc", uniqueName("rsp-capacity")
 	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
 		removeDeployment(t, member, namespace)
 	}
@@ -337,7 +339,9 @@ func removeFiller(t *testing.T, cs kubernetes.Interface) {
 // no cluster has fails the plan at spread.by_label.
 func TestAccReplicaSchedulingPreference_spreadAndMaxClusters(t *testing.T) {
 	acctest.Lab(t)
-	const prefix, namespace = "rsps", "rsp-spread"
+	// A namespace of its own each run: the destroy keeps one that holds the
+	// filler, which the federation does not manage.
+	prefix, namespace := "rsps", uniqueName("rsp-spread")
 	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
 		removeDeployment(t, member, namespace)
 	}
@@ -476,7 +480,9 @@ resource "kubefed_replica_scheduling_preference" "web" {
 // registrations, splits by what each cluster can run.
 func TestAccReplicaSchedulingPreference_capacityOfClustersRegisteredInTheSameRun(t *testing.T) {
 	acctest.Lab(t)
-	const prefix, namespace = "rspn", "rsp-capacity-new"
+	// A namespace of its own each run: the destroy keeps one that holds the
+	// filler, which the federation does not manage.
+	prefix, namespace := "rspn", uniqueName("rsp-capacity-new")
 	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
 		removeDeployment(t, member, namespace)
 	}

@@ -56,14 +56,19 @@ resource "kubefed_replica_scheduling_preference" "web" {
 // The failover test's names. The namespace is fixed: the key
 // namespace/name orders clusters of equal weight, and the test's counts are
 // those of this key.
-const failoverPrefix, failoverNamespace = "rsp", "rsp-failover"
+const failoverPrefix = "rsp"
+
+// failoverNamespace is the failover tests' namespace, new each run: the
+// destroy orphans it, and an orphaned object is no longer the federation's,
+// so a later run would have to adopt it.
+var failoverNamespace = uniqueName("rsp-failover")
 
 // failoverConfig is rspConfig with the Deployment the preference schedules,
 // federated with cluster_replicas from it, in a namespace federated to the
 // test's clusters (and orphaned on destroy: the lab never finishes deleting
 // a namespace, and the test reuses its name).
 func failoverConfig(t *testing.T, preference string) string {
-	const prefix, namespace = failoverPrefix, failoverNamespace
+	prefix, namespace := failoverPrefix, failoverNamespace
 	return rspConfig(t, prefix, namespace, preference) + fmt.Sprintf(`
 resource "kubefed_federated_type" "namespaces" {
   target_api_version = "v1"
@@ -127,7 +132,7 @@ func memberReplicas(t *testing.T, namespace string, sf, ny, berlin int64) resour
 // berlin is scaled to 0; rebalance = true spreads them 3/3/3 again.
 func TestAccReplicaSchedulingPreference_failover(t *testing.T) {
 	lab := acctest.Lab(t)
-	const prefix, namespace = failoverPrefix, failoverNamespace
+	prefix, namespace := failoverPrefix, failoverNamespace
 	for _, member := range []string{"san-francisco", "new-york", "berlin"} {
 		removeDeployment(t, member, namespace)
 	}
