@@ -58,15 +58,14 @@ resource "kubefed_replica_scheduling_preference" "web" {
 // those of this key.
 const failoverPrefix = "rsp"
 
-// failoverNamespace is the failover tests' namespace, new each run: the
-// destroy orphans it, and an orphaned object is no longer the federation's,
-// so a later run would have to adopt it.
-var failoverNamespace = uniqueName("rsp-failover")
+// failoverNamespace is the failover tests' namespace. Its name is fixed:
+// the split's order among equal shares follows the preference's key.
+const failoverNamespace = "rsp-failover"
 
 // failoverConfig is rspConfig with the Deployment the preference schedules,
 // federated with cluster_replicas from it, in a namespace federated to the
-// test's clusters (and orphaned on destroy: the lab never finishes deleting
-// a namespace, and the test reuses its name).
+// test's clusters (orphaned on destroy, and so adopted by the next run,
+// which reuses its name).
 func failoverConfig(t *testing.T, preference string) string {
 	prefix, namespace := failoverPrefix, failoverNamespace
 	return rspConfig(t, prefix, namespace, preference) + fmt.Sprintf(`
@@ -79,6 +78,7 @@ resource "kubefed_federated_object" "ns" {
   type            = kubefed_federated_type.namespaces.name
   template        = yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = %[1]q } })
   deletion_policy = "Orphan"
+  adopt           = true
   placement = {
     cluster_selector = {
       match_labels = { rsp-test = %[2]q }
