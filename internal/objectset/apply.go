@@ -86,6 +86,7 @@ func (e *Env) Apply(ctx context.Context, in ApplyInput) ApplyResult {
 	a.diff(ctx, &problems)
 	if !a.intentsRecorded(specs, &problems) {
 		a.keepAll()
+		a.keepStuck()
 		return ApplyResult{Keys: a.keys, Records: a.records, Seen: a.seen, Unwritten: map[string]bool{}, Problems: problems}
 	}
 	strategy := in.Set.Strategy
@@ -132,8 +133,13 @@ func (a *setApply) intentsRecorded(specs map[string]func() error, problems *Prob
 // nothing.
 func (a *setApply) keepAll() {
 	for _, key := range a.keys {
-		a.records[key] = reconcile.Record{Held: maps.Clone(a.in.Held[key]), Status: maps.Clone(a.in.PriorStatus[key])}
+		a.records[key] = a.asStateHad(key)
 	}
+}
+
+// asStateHad is the record of the object with key as the state had it.
+func (a *setApply) asStateHad(key string) reconcile.Record {
+	return reconcile.Record{Held: maps.Clone(a.in.Held[key]), Status: maps.Clone(a.in.PriorStatus[key])}
 }
 
 // keepStuck records the objects the apply could not work on as the state
@@ -141,7 +147,7 @@ func (a *setApply) keepAll() {
 func (a *setApply) keepStuck() {
 	for _, key := range Stuck(a.holding, a.in.Held) {
 		a.keys = append(a.keys, key)
-		a.records[key] = reconcile.Record{Held: maps.Clone(a.in.Held[key]), Status: maps.Clone(a.in.PriorStatus[key])}
+		a.records[key] = a.asStateHad(key)
 	}
 }
 

@@ -1,6 +1,7 @@
 package objectset
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -84,5 +85,32 @@ func TestRolledBackSpec(t *testing.T) {
 				t.Fatalf("rolledBackSpec = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// A create whose host record could not be written stops the apply before
+// any member write, and the result keeps every object the state held as
+// it held it, those the apply could not work on included: their removal
+// is still owed.
+func TestApplyStoppedBeforeMembersKeepsWhatTheStateHeld(t *testing.T) {
+	newKey, stuckKey := "/v1/ConfigMap/web/new", "/v1/ConfigMap/web/gone"
+	o := &Object{}
+	o.Key, _ = federation.ParseKey(newKey)
+	held := map[string]map[string]string{stuckKey: {"berlin": "{}"}}
+	a := newSetApply(nil, ApplyInput{Set: NewSet([]*Object{o}, Strategy{}, Spec{}), Held: held})
+	a.holding = NewSet([]*Object{o}, Strategy{}, Spec{})
+	a.keys = []string{newKey}
+	var problems Problems
+	specs := map[string]func() error{newKey: func() error { return errors.New("the host refused") }}
+	if a.intentsRecorded(specs, &problems) || !problems.HasError() {
+		t.Fatal("a create whose record failed went on to the members")
+	}
+	a.keepAll()
+	a.keepStuck()
+	if got := a.records[stuckKey].Held["berlin"]; got != "{}" {
+		t.Fatalf("the object whose removal is owed was dropped: %v", a.records)
+	}
+	if _, ok := a.records[newKey]; !ok || len(a.records[newKey].Held) != 0 {
+		t.Fatalf("the new object's record = %v, want one holding nothing", a.records[newKey])
 	}
 }

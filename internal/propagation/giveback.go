@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
 )
 
 // GiveBack leaves an adopted object on the member as it is, and takes off
@@ -98,11 +98,7 @@ func UnmanagedInNamespace(ctx context.Context, m Member, namespace string) (stri
 	}
 	found := make([]string, len(resources))
 	errs := make([]error, len(resources))
-	var wg sync.WaitGroup
-	for i, gvr := range resources {
-		wg.Go(func() { found[i], errs[i] = unmanagedOf(ctx, m, gvr, namespace) })
-	}
-	wg.Wait()
+	overlap.Each(len(resources), namespaceLists, func(i int) { found[i], errs[i] = unmanagedOf(ctx, m, resources[i], namespace) })
 	for _, name := range found {
 		if name != "" {
 			return name, nil
@@ -110,6 +106,9 @@ func UnmanagedInNamespace(ctx context.Context, m Member, namespace string) (stri
 	}
 	return "", errors.Join(errs...)
 }
+
+// namespaceLists bounds the lists that look into a member's namespace.
+const namespaceLists = 16
 
 func unmanagedOf(ctx context.Context, m Member, gvr schema.GroupVersionResource, namespace string) (string, error) {
 	list, err := m.Clients.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
