@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest/roundtrips"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 )
 
 // requestObjects is how many objects the request-counting test plans: far
@@ -24,9 +29,10 @@ const requestObjects = 20
 // A no-change plan of many objects of one type reads each cluster with one
 // list of the type, not one get per object, and the host likewise (a list
 // in every namespace, which the type's refresh starts); every
-// cluster is reached over one connection for the whole plan. PodTemplates
-// are the type: nothing else in the lab reads them, so the API servers'
-// request counters count only this provider.
+// cluster is reached over one connection for the whole plan. The
+// provider's request trace counts what it sent; the API servers' counters
+// of the type (PodTemplates, which only controllers read otherwise) check
+// that the trace misses nothing.
 func TestAccRequests_noChangePlanListsOncePerCluster(t *testing.T) {
 	lab := acctest.Lab(t)
 	prefix, ns := "req", uniqueName("req")
@@ -79,7 +85,12 @@ resource "kubefed_federated_object" "pt" {
 		}
 		connections[c] = n
 	}
-	ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	trace := filepath.Join(t.TempDir(), "requests.jsonl")
+	ws.MustRunWith(0, []string{kube.RequestTraceEnv + "=" + trace}, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	requests, err := roundtrips.Read(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range clusters {
 		n, err := lab.Connections(c)
 		if err != nil {
@@ -89,13 +100,56 @@ resource "kubefed_federated_object" "pt" {
 		if opened := n - connections[c]; opened < 1 || opened > 2 {
 			t.Errorf("cluster %s: the plan opened %d connections, want 1 (2 at most)", c, opened)
 		}
-		got := readRequestCounts(t, c).minus(before[c])
+		// The provider's own trace counts its requests; the API server's
+		// counters count others' too (the namespace controller lists every
+		// resource of a namespace being deleted), so they only bound it.
+		sent := tracedCounts(requests, lab.Cluster(c).URL, countedResource(c))
+		served := readRequestCounts(t, c).minus(before[c])
+		if served.lists < sent.lists || served.everyNamespace < sent.everyNamespace || served.gets < sent.gets {
+			t.Errorf("cluster %s: the trace holds %+v, more than the API server answered (%+v): the trace is wrong", c, sent, served)
+		}
 		// One list, which the type's refresh started in every namespace, so
 		// the objects' refresh listed no namespace of its own.
-		if got.lists != 1 || got.everyNamespace != 1 || got.gets > 1 {
+		if sent.lists != 1 || sent.everyNamespace != 1 || sent.gets > 1 {
 			t.Errorf("cluster %s: the no-change plan of %d objects made %d lists (%d in every namespace) and %d gets of %s; "+
 				"want the one list in every namespace, started by the type's refresh, and no gets",
-				c, requestObjects, got.lists, got.everyNamespace, got.gets, countedResource(c))
+				c, requestObjects, sent.lists, sent.everyNamespace, sent.gets, countedResource(c))
+			logRequestsOf(t, requests, lab.Cluster(c).URL, countedResource(c))
+		}
+	}
+}
+
+// tracedCounts counts the traced gets and lists of resource sent to the
+// server at url.
+func tracedCounts(requests []kube.TracedRequest, url, resource string) requestCounts {
+	var counts requestCounts
+	for _, r := range requests {
+		if r.Method != http.MethodGet || !strings.HasSuffix(url, "//"+r.Server) {
+			continue
+		}
+		segments := strings.Split(strings.Trim(r.Path, "/"), "/")
+		at := slices.Index(segments, resource)
+		switch {
+		case at < 0:
+		case at == len(segments)-1:
+			counts.lists++
+			if at < 2 || segments[at-2] != "namespaces" {
+				counts.everyNamespace++
+			}
+		case at == len(segments)-2:
+			counts.gets++
+		}
+	}
+	return counts
+}
+
+// logRequestsOf logs the traced requests to the server at url whose path
+// names resource: which of them were sent ahead, and which a read sent.
+func logRequestsOf(t *testing.T, requests []kube.TracedRequest, url, resource string) {
+	for _, r := range requests {
+		if strings.HasSuffix(url, "//"+r.Server) && strings.HasSuffix(r.Path, "/"+resource) {
+			t.Logf("pid %d %s %s %s start %s took %s status %d ahead %t", r.Process, r.Server, r.Method, r.Path,
+				r.Start.Format("15:04:05.000"), r.End.Sub(r.Start), r.Status, r.Ahead)
 		}
 	}
 }

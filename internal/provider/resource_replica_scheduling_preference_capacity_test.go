@@ -333,7 +333,8 @@ func removeFiller(t *testing.T, cs kubernetes.Interface) {
 }
 
 // TestAccReplicaSchedulingPreference_spreadAndMaxClusters: 3 replicas
-// weighted 10/10/1 leave berlin out; a spread over the three regions puts
+// weighted 10/9/1 leave berlin out (unequal weights: equal ones would rank
+// by a hash of the namespace, which is new each run); a spread over the three regions puts
 // one on each; max_clusters = 2 with equal weights keeps the two clusters
 // with the most room and says why berlin is left out; a spread by a label
 // no cluster has fails the plan at spread.by_label.
@@ -351,7 +352,7 @@ func TestAccReplicaSchedulingPreference_spreadAndMaxClusters(t *testing.T) {
   rebalance      = true
   clusters = {
     %q = { weight = 10 }
-    %q = { weight = 10 }
+    %q = { weight = 9 }
     %q = { weight = 1 }
   }`, prefix+"-sf", prefix+"-ny", prefix+"-berlin")
 	resource.Test(t, resource.TestCase{
