@@ -13,9 +13,9 @@ provider "kubefed" {
   token                  = var.host_token
   cluster_ca_certificate = file("${path.module}/host-ca.pem")
 
-  federation_namespace  = "kube-federation-system"
-  max_parallel_clusters = 16
-  request_timeout       = "30s"
+  federation_namespace     = "kube-federation-system"
+  max_requests_per_cluster = 32
+  request_timeout          = "30s"
 }
 
 variable "host_token" {

@@ -50,6 +50,9 @@ type Config struct {
 	QPS     float32
 	Burst   int
 	Timeout time.Duration
+	// RequestsInFlight bounds the requests waiting for an answer at once
+	// (LimitInFlight); zero: no bound.
+	RequestsInFlight int
 	// UserAgent names the provider and its version in the API server's logs.
 	UserAgent string
 
@@ -103,6 +106,7 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 		return nil, err
 	}
 	SetRateLimit(restConfig, c.QPS, c.Burst)
+	LimitInFlight(restConfig, c.RequestsInFlight)
 	if c.Timeout > 0 {
 		restConfig.Timeout = c.Timeout
 	}

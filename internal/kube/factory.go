@@ -46,8 +46,9 @@ type realFactory struct{}
 func (realFactory) NewClients(cfg *rest.Config) (*Clients, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.WarningHandlerWithContext = contextWarnings{}
-	cfg.Wrap(logRequests)
-	cfg.Wrap(shareFirstConnection)
+	// Below any bound the caller set (LimitInFlight), so that the request
+	// log times a request from when it is sent.
+	wrapBelow(cfg, logRequests, shareFirstConnection)
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the HTTP client for %s: %w", cfg.Host, err)

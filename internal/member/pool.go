@@ -15,12 +15,14 @@ import (
 )
 
 // Settings are what every member's clients share: the client-side rate
-// limit (none with QPS zero), the bound on one request and the user agent.
+// limit (none with QPS zero), the bound on requests waiting for an answer
+// at once (none when zero), the bound on one request and the user agent.
 type Settings struct {
-	QPS            float32
-	Burst          int
-	RequestTimeout time.Duration
-	UserAgent      string
+	QPS              float32
+	Burst            int
+	RequestsInFlight int
+	RequestTimeout   time.Duration
+	UserAgent        string
 }
 
 // Pool holds one set of clients per member cluster for a whole run, shared
@@ -93,6 +95,7 @@ func (p *Pool) Clients(name string, conn Connection) (*kube.Clients, error) {
 		return nil, fmt.Errorf("cluster %q: %w", name, err)
 	}
 	kube.SetRateLimit(cfg, p.settings.QPS, p.settings.Burst)
+	kube.LimitInFlight(cfg, p.settings.RequestsInFlight)
 	cfg.Timeout = p.settings.RequestTimeout
 	cfg.UserAgent = p.settings.UserAgent
 	if cfg, err = p.takeAhead(name, conn, cfg); err != nil {

@@ -67,7 +67,7 @@ func TestEachObject_diagnosticsInObjectOrder(t *testing.T) {
 	}
 	objects := keyedObjects(keys...)
 	var ran atomic.Int64
-	diags := eachObject(objects, func(o *Object, problems *Problems) {
+	diags := (&Env{}).eachObject(objects, func(o *Object, problems *Problems) {
 		ran.Add(1)
 		problems.AddError(o.Key.Name, "first")
 		problems.AddWarning(o.Key.Name, "second")
@@ -82,24 +82,41 @@ func TestEachObject_diagnosticsInObjectOrder(t *testing.T) {
 	}
 }
 
-// eachObject works on objectsAtOnce objects at once, and no more: the
-// first objectsAtOnce each wait until all of them have started, which one
-// at a time would never happen.
-func TestEachObject_objectsAtOnce(t *testing.T) {
-	objects := keyedObjects(make([]federation.Key, 3*objectsAtOnce)...)
+// eachObject works on as many objects at once as requests may wait on
+// one cluster, and no more: the first of them each wait until all of them
+// have started, which fewer at a time would never allow.
+func TestEachObject_asManyAtOnceAsRequestsPerCluster(t *testing.T) {
+	for _, tc := range []struct {
+		settings Settings
+		want     int
+	}{
+		{settings: Settings{RequestsPerCluster: 32}, want: 32},
+		{settings: Settings{RequestsPerCluster: 3}, want: 3},
+		{settings: Settings{}, want: 10},
+	} {
+		if most := mostObjectsAtOnce(t, &Env{Settings: tc.settings}, tc.want); most != tc.want {
+			t.Errorf("%+v: at most %d objects ran at once, want %d", tc.settings, most, tc.want)
+		}
+	}
+}
+
+// mostObjectsAtOnce runs 3*atOnce objects, the first atOnce of them
+// holding until all of them have started, and returns how many ran at once.
+func mostObjectsAtOnce(t *testing.T, e *Env, atOnce int) int {
+	objects := keyedObjects(make([]federation.Key, 3*atOnce)...)
 	var running, most atomic.Int64
 	var started sync.WaitGroup
-	started.Add(objectsAtOnce)
+	started.Add(atOnce)
 	all := make(chan struct{})
 	go func() { started.Wait(); close(all) }()
 	var first atomic.Int64
 	var hung atomic.Bool
-	eachObject(objects, func(*Object, *Problems) {
+	e.eachObject(objects, func(*Object, *Problems) {
 		now := running.Add(1)
 		defer running.Add(-1)
 		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
 		}
-		if first.Add(1) <= objectsAtOnce {
+		if first.Add(1) <= int64(atOnce) {
 			started.Done()
 			select {
 			case <-all:
@@ -111,7 +128,5 @@ func TestEachObject_objectsAtOnce(t *testing.T) {
 	if hung.Load() {
 		t.Fatal("the first objects never ran together")
 	}
-	if most.Load() != objectsAtOnce {
-		t.Errorf("at most %d objects ran at once, want %d", most.Load(), objectsAtOnce)
-	}
+	return int(most.Load())
 }

@@ -37,11 +37,26 @@ type Env struct {
 
 // Settings are the provider's settings the pipeline follows.
 type Settings struct {
-	FieldManager        string
+	FieldManager string
+	// MaxParallelClusters bounds how many clusters one object's work
+	// reaches at once; zero: all of them.
 	MaxParallelClusters int
-	RequestTimeout      time.Duration
+	// RequestsPerCluster is how many requests the provider lets wait on
+	// one cluster at once (kube.LimitInFlight); zero: no bound.
+	RequestsPerCluster int
+	RequestTimeout     time.Duration
 	// DryRun validates changed objects on their members at plan.
 	DryRun bool
+}
+
+// objectsAtOnce is how many objects of a set are worked on at once:
+// RequestsPerCluster, or as many as Terraform works on separate resources
+// at once by default when requests are not bounded.
+func (s Settings) objectsAtOnce() int {
+	if s.RequestsPerCluster > 0 {
+		return s.RequestsPerCluster
+	}
+	return 10
 }
 
 // ErrNotRegistered says a cluster is not in the registry.

@@ -33,7 +33,7 @@ func (a *setApply) record(ctx context.Context, specs map[string]func() error, pr
 	}
 	unwritten := map[string]bool{}
 	var mu sync.Mutex
-	problems.Append(eachObject(written, func(o *Object, problems *Problems) {
+	problems.Append(a.env.eachObject(written, func(o *Object, problems *Problems) {
 		key := o.Key.String()
 		record := a.records[key]
 		a.env.observeTheRest(ctx, o, a.in.Snapshot, record, a.seen[key])

@@ -96,7 +96,7 @@ func (e *Env) CheckSet(ctx context.Context, set *Set, snapshot *runstate.Snapsho
 	created := namespacesCreated(set, plan, held)
 	out := map[string]Problems{}
 	var mu sync.Mutex
-	eachObject(set.Objects, func(o *Object, _ *Problems) {
+	e.eachObject(set.Objects, func(o *Object, _ *Problems) {
 		checked := plan.Objects[o.Key.String()]
 		checked.objects = maps.Clone(checked.objects)
 		for cluster := range checked.objects {

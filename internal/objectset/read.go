@@ -253,7 +253,7 @@ func (e *Env) HostRecords(ctx context.Context, set *Set, prior map[string]string
 	var mu sync.Mutex
 	out := map[string]string{}
 	anyHeld := len(set.Objects) == 0
-	problems.Append(eachObject(set.Objects, func(o *Object, problems *Problems) {
+	problems.Append(e.eachObject(set.Objects, func(o *Object, problems *Problems) {
 		key := o.Key.String()
 		want := o.HostObject(nil)
 		host, err := reg.FindFederatedObject(ctx, o.Type, want.Namespace, want.Name)
@@ -355,7 +355,7 @@ func (e *Env) ReadSet(ctx context.Context, set *Set, snapshot *runstate.Snapshot
 	priorHealth map[string]map[string]rollout.Health) (map[string]MemberView, Problems) {
 	views := map[string]MemberView{}
 	var mu sync.Mutex
-	problems := eachObject(set.Objects, func(o *Object, problems *Problems) {
+	problems := e.eachObject(set.Objects, func(o *Object, problems *Problems) {
 		key := o.Key.String()
 		view := e.ReadMembers(ctx, o, snapshot, held[key], priorHealth[key], problems)
 		mu.Lock()

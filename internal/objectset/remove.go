@@ -44,7 +44,7 @@ func (e *Env) Remove(ctx context.Context, in RemoveInput) Problems {
 		strays = e.startStrays(ctx, in.Application)
 	}
 	for _, tier := range slices.Backward(tiers(in.Set.Objects)) {
-		problems.Append(eachObject(tier, func(o *Object, problems *Problems) {
+		problems.Append(e.eachObject(tier, func(o *Object, problems *Problems) {
 			e.removeFromMembers(ctx, o, in.Snapshot, in.Held[o.Key.String()], in.Staying, problems)
 		})...)
 	}
@@ -152,7 +152,7 @@ func (e *Env) startNamespaceChecks(ctx context.Context, objects []*Object) map[s
 // namespace is left alone once anything failed: keeping a namespace only
 // leaves it behind, deleting a wrong one would delete what it holds.
 func (e *Env) removeRecords(ctx context.Context, objects []*Object, checks map[string]*hostNamespaceCheck, problems *Problems) {
-	problems.Append(eachObject(objects, func(o *Object, problems *Problems) {
+	problems.Append(e.eachObject(objects, func(o *Object, problems *Problems) {
 		e.removeRecord(ctx, o, problems)
 	})...)
 	if problems.HasError() {

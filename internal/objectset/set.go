@@ -137,18 +137,15 @@ func tiers(objects []*Object) [][]*Object {
 	return out
 }
 
-// objectsAtOnce bounds how many objects of a set are worked on at once
-// where their work on the clusters is independent: as many as Terraform
-// works on separate resources at once by default.
-const objectsAtOnce = 10
-
-// eachObject runs work for each object, objectsAtOnce at a time, and
-// returns what each reported in the objects' order. Each object's
-// requests to the clusters take a round trip, so one after another they
-// would add up to a round trip per object.
-func eachObject(objects []*Object, work func(o *Object, problems *Problems)) Problems {
+// eachObject runs work for each object, as many at once as the provider
+// lets requests wait on one cluster (Settings.RequestsPerCluster: each
+// object's work sends at least one request to each cluster, so more at
+// once would only wait for their turn), and returns what each reported in
+// the objects' order. Each object's requests to the clusters take a round
+// trip, so one after another they would add up to a round trip per object.
+func (e *Env) eachObject(objects []*Object, work func(o *Object, problems *Problems)) Problems {
 	each := make([]Problems, len(objects))
-	overlap.Each(len(objects), objectsAtOnce, func(i int) { work(objects[i], &each[i]) })
+	overlap.Each(len(objects), e.Settings.objectsAtOnce(), func(i int) { work(objects[i], &each[i]) })
 	var out Problems
 	for _, p := range each {
 		out = append(out, p...)

@@ -92,7 +92,8 @@ type Options struct {
 	FieldManager string
 	// Force takes over fields another manager owns instead of failing.
 	Force bool
-	// MaxParallel bounds how many clusters are contacted at once.
+	// MaxParallel bounds how many clusters are contacted at once; zero:
+	// all of them.
 	MaxParallel int
 	// Timeout bounds the work on one cluster; zero means none.
 	Timeout time.Duration
@@ -148,14 +149,18 @@ func Errors[T any](results []Result[T]) error {
 }
 
 // FanOut runs work for every cluster, in the order given, at most
-// opts.MaxParallel at a time, each under its own timeout, and returns the
+// opts.MaxParallel at a time (all at once when it is zero), each under its own timeout, and returns the
 // results sorted by cluster. A failure on one cluster never stops the
 // others; once ctx ends, the work not started yet is not run.
 func FanOut[T any](ctx context.Context, clusters []string, opts Options, work func(ctx context.Context, cluster string) (T, error)) []Result[T] {
 	results := make([]Result[T], len(clusters))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(max(opts.MaxParallel, 1), len(clusters)) {
+	workers := len(clusters)
+	if opts.MaxParallel > 0 {
+		workers = min(opts.MaxParallel, workers)
+	}
+	for range workers {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1

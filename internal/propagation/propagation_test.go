@@ -11,6 +11,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -92,6 +93,30 @@ func TestFanOutBoundsParallelismAndSortsResults(t *testing.T) {
 	}
 	if !reflect.DeepEqual(names, []string{"a", "b", "c", "d"}) {
 		t.Errorf("results in order %v", names)
+	}
+}
+
+// Unbounded (MaxParallel zero), every cluster runs at once: each waits
+// until all have started, which any bound below their number would hang.
+func TestFanOutUnboundedRunsEveryClusterAtOnce(t *testing.T) {
+	clusters := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t"}
+	var started sync.WaitGroup
+	started.Add(len(clusters))
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	results := FanOut(context.Background(), clusters, Options{}, func(context.Context, string) (struct{}, error) {
+		started.Done()
+		select {
+		case <-all:
+			return struct{}{}, nil
+		case <-time.After(time.Minute): // a guard against a hang, not a measure of speed
+			return struct{}{}, errors.New("the clusters never ran together")
+		}
+	})
+	for _, r := range results {
+		if r.Err != nil {
+			t.Fatalf("%s: %v", r.Cluster, r.Err)
+		}
 	}
 }
 

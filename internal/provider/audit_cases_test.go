@@ -39,6 +39,7 @@ provider "kubefed" {
 		{name: "provider: burst 0", provider: inline("  qps   = 20\n  burst = 0"), attribute: "burst"},
 		{name: "provider: burst without qps", provider: inline(`  burst = 200`), attribute: "burst"},
 		{name: "provider: max_parallel_clusters 0", provider: inline(`  max_parallel_clusters = 0`), attribute: "max_parallel_clusters"},
+		{name: "provider: max_requests_per_cluster 0", provider: inline(`  max_requests_per_cluster = 0`), attribute: "max_requests_per_cluster"},
 		{name: "provider: plan_validation unknown", provider: inline(`  plan_validation = "maybe"`), attribute: "plan_validation"},
 		{name: "provider: federation_namespace not a DNS label", provider: inline(`  federation_namespace = "Fed_NS"`), attribute: "federation_namespace"},
 		{name: "provider: field_manager empty", provider: inline(`  field_manager = ""`), attribute: "field_manager"},

@@ -39,6 +39,7 @@ func (d *providerData) objects() *objectset.Env {
 		Settings: objectset.Settings{
 			FieldManager:        d.settings.FieldManager,
 			MaxParallelClusters: d.settings.MaxParallelClusters,
+			RequestsPerCluster:  d.settings.Connection.RequestsInFlight,
 			RequestTimeout:      d.settings.RequestTimeout,
 			DryRun:              d.settings.PlanValidation == PlanValidationServer,
 		},

@@ -45,7 +45,6 @@ var (
 const (
 	DefaultFederationNamespace = "kube-federation-system"
 	DefaultFieldManager        = "terraform-provider-kubefed"
-	DefaultMaxParallelClusters = 16
 	DefaultRequestTimeout      = 30 * time.Second
 )
 

@@ -33,6 +33,7 @@ type providerModel struct {
 	FederationNamespace types.String         `tfsdk:"federation_namespace"`
 	FieldManager        types.String         `tfsdk:"field_manager"`
 	MaxParallelClusters types.Int64          `tfsdk:"max_parallel_clusters"`
+	RequestsPerCluster  types.Int64          `tfsdk:"max_requests_per_cluster"`
 	RequestTimeout      timetypes.GoDuration `tfsdk:"request_timeout"`
 	QPS                 types.Int64          `tfsdk:"qps"`
 	Burst               types.Int64          `tfsdk:"burst"`
@@ -95,8 +96,16 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 			"max_parallel_clusters": schema.Int64Attribute{
 				Optional:    true,
-				Description: fmt.Sprintf("How many member clusters the provider talks to at once. Defaults to %d.", DefaultMaxParallelClusters),
+				Description: "How many member clusters one object's work reaches at once. Unset, all of them.",
 				Validators:  []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"max_requests_per_cluster": schema.Int64Attribute{
+				Optional: true,
+				Description: fmt.Sprintf("How many requests the provider has waiting for an answer from one cluster (the host included) "+
+					"at once, shared by every resource of the run. Defaults to %d, within what a default API server's priority "+
+					"and fairness gives ordinary users' requests; raise it for a large set on far clusters whose servers allow more.",
+					kube.DefaultRequestsInFlight),
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"request_timeout": schema.StringAttribute{
 				Optional:    true,
@@ -177,10 +186,11 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 			AllowInCluster:        true,
 			QPS:                   float32(int64Or(m.QPS, 0)),
 			Burst:                 int(int64Or(m.Burst, 2*int64Or(m.QPS, 0))),
+			RequestsInFlight:      int(int64Or(m.RequestsPerCluster, kube.DefaultRequestsInFlight)),
 		},
 		FederationNamespace:      stringOr(m.FederationNamespace, DefaultFederationNamespace),
 		FieldManager:             stringOr(m.FieldManager, DefaultFieldManager),
-		MaxParallelClusters:      int(int64Or(m.MaxParallelClusters, DefaultMaxParallelClusters)),
+		MaxParallelClusters:      int(int64Or(m.MaxParallelClusters, 0)),
 		RequestTimeout:           DefaultRequestTimeout,
 		PlanValidation:           stringOr(m.PlanValidation, PlanValidationServer),
 		ReadCredentialsNamespace: stringOr(m.ReadCredentials, registry.DefaultReadCredentialsNamespace),

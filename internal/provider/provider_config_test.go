@@ -37,7 +37,7 @@ func TestSettings_defaults(t *testing.T) {
 		t.Fatal(diags)
 	}
 	if s.FederationNamespace != "kube-federation-system" || s.FieldManager != "terraform-provider-kubefed" ||
-		s.MaxParallelClusters != 16 || s.RequestTimeout != 30*time.Second ||
+		s.MaxParallelClusters != 0 || s.Connection.RequestsInFlight != kube.DefaultRequestsInFlight || s.RequestTimeout != 30*time.Second ||
 		s.Connection.QPS != 0 || s.Connection.Burst != 0 || s.Connection.Timeout != 30*time.Second || !s.Connection.AllowInCluster {
 		t.Fatalf("defaults not applied: %+v", s)
 	}
@@ -64,6 +64,17 @@ func TestSettings_rateLimit(t *testing.T) {
 				t.Errorf("qps %v, burst %d; want %v, %d", s.Connection.QPS, s.Connection.Burst, tc.wantQPS, tc.wantBurst)
 			}
 		})
+	}
+}
+
+func TestSettings_requestsPerCluster(t *testing.T) {
+	s, diags := providerModel{connectionModel: connectionModel{Host: types.StringValue("https://h")},
+		RequestsPerCluster: types.Int64Value(200), MaxParallelClusters: types.Int64Value(4)}.settings()
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if s.Connection.RequestsInFlight != 200 || s.MaxParallelClusters != 4 {
+		t.Errorf("requests in flight %d, clusters at once %d; want 200 and 4", s.Connection.RequestsInFlight, s.MaxParallelClusters)
 	}
 }
 

@@ -58,10 +58,11 @@ type providerData struct {
 func newProviderData(s settings, factory kube.ClientFactory) *providerData {
 	d := &providerData{settings: s, factory: factory}
 	d.members = member.NewPool(factory, member.Settings{
-		QPS:            s.Connection.QPS,
-		Burst:          s.Connection.Burst,
-		RequestTimeout: s.RequestTimeout,
-		UserAgent:      s.Connection.UserAgent,
+		QPS:              s.Connection.QPS,
+		Burst:            s.Connection.Burst,
+		RequestsInFlight: s.Connection.RequestsInFlight,
+		RequestTimeout:   s.RequestTimeout,
+		UserAgent:        s.Connection.UserAgent,
 	})
 	d.run = runstate.New(d.loadClusters)
 	d.reads = listcache.New(listcache.DefaultPageSize)
