@@ -142,7 +142,12 @@ resource "kubefed_federated_object" "cm" {
 // sent ahead than it allows.
 func checkRoundTrips(t *testing.T, op string, requests []kube.TracedRequest, names map[string]string) {
 	t.Helper()
-	budgets := roundTripBudgets[op]
+	checkRoundTripsAgainst(t, op, roundTripBudgets[op], requests, names)
+}
+
+// checkRoundTripsAgainst is checkRoundTrips with the budgets given.
+func checkRoundTripsAgainst(t *testing.T, op string, budgets []roundTripBudget, requests []kube.TracedRequest, names map[string]string) {
+	t.Helper()
 	processes := roundtrips.Processes(requests)
 	if len(processes) != len(budgets) {
 		t.Errorf("%s: %d provider processes sent requests, and %d have a budget", op, len(processes), len(budgets))
@@ -175,6 +180,68 @@ func checkRoundTrips(t *testing.T, op string, requests []kube.TracedRequest, nam
 					op, i+1, len(ahead), name, budgets[i].ahead, roundtrips.Describe(ahead, names))
 			}
 		}
+	}
+}
+
+// applicationRoundTripObjects is how many ConfigMaps the application of the
+// round-trip test holds, beside their namespace: more than Terraform works
+// on at once as separate resources, fewer than the requests the provider
+// lets wait on one cluster, so its objects go in one turn per tier.
+const applicationRoundTripObjects = 30
+
+// applicationRoundTripBudgets are roundTripBudgets for the application of
+// applicationRoundTripObjects ConfigMaps and their namespace: two tiers,
+// each one turn however many objects it holds.
+var applicationRoundTripBudgets = map[string][]roundTripBudget{
+	"create":         {{host: 3, member: 2, ahead: 2}, {host: 5, member: 4}},
+	"no-change plan": {{host: 3, member: 2, ahead: 2}},
+	"update":         {{host: 4, member: 3, ahead: 2}, {host: 4, member: 3}},
+	"delete":         {{host: 3, member: 3, ahead: 2}, {host: 6, member: 5}},
+}
+
+// An application of many objects on three far members sends no more
+// requests in sequence than one object does, give or take its tiers: its
+// objects' requests go together, not a few objects at a time.
+func TestAccRoundTrips_applicationWithinBudget(t *testing.T) {
+	lab := acctest.Lab(t)
+	prefix, ns := "rta", uniqueName("rta")
+	cleanupObjectTest(t, prefix, ns)
+	ws := acctest.NewWorkspace(t)
+	base := acctest.HostProviderConfig(t) + objectTestTypes + applicationTypes + objectTestClusters(t, prefix)
+	withApp := func(generation int) string {
+		manifests := fmt.Sprintf("---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
+		for i := range applicationRoundTripObjects {
+			manifests += fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\n  namespace: %s\ndata:\n  generation: \"%d\"\n",
+				i, ns, generation)
+		}
+		return applicationConfig(t, prefix, manifests, "")
+	}
+	t.Cleanup(func() {
+		ws.Write(base)
+		ws.Run("destroy", "-auto-approve", "-input=false", "-no-color")
+	})
+	ws.Write(base)
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+	names := clusterServerNames(t, lab)
+	setClusterLatency(t, lab, roundTripLatency)
+	traceDir := t.TempDir()
+	for _, step := range []struct {
+		op, config string
+		args       []string
+	}{
+		{"create", withApp(1), []string{"apply", "-auto-approve"}},
+		{"no-change plan", withApp(1), []string{"plan", "-detailed-exitcode"}},
+		{"update", withApp(2), []string{"apply", "-auto-approve"}},
+		{"delete", base, []string{"apply", "-auto-approve"}},
+	} {
+		trace := filepath.Join(traceDir, step.op)
+		ws.Write(step.config)
+		ws.MustRunWith(0, []string{kube.RequestTraceEnv + "=" + trace}, append(step.args, "-input=false", "-no-color")...)
+		requests, err := roundtrips.Read(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRoundTripsAgainst(t, "the application's "+step.op, applicationRoundTripBudgets[step.op], requests, names)
 	}
 }
 
