@@ -101,6 +101,9 @@ type Join struct {
 	FieldManager string
 	// TokenTimeout bounds each wait; zero means DefaultTokenTimeout.
 	TokenTimeout time.Duration
+	// RenewToken replaces the token Secret, so that the member issues a
+	// new token and rejects the one it held from then on.
+	RenewToken bool
 }
 
 // Apply creates what is missing and brings the rest up to date with
@@ -115,6 +118,9 @@ func (j Join) Apply(ctx context.Context, client kubernetes.Interface) (string, e
 	sa := corev1apply.ServiceAccount(n.ServiceAccount, n.Namespace).WithAutomountServiceAccountToken(false)
 	if _, err := client.CoreV1().ServiceAccounts(n.Namespace).Apply(ctx, sa, opts); err != nil {
 		return "", j.fail("join: creating ServiceAccount "+n.Namespace+"/"+n.ServiceAccount, err)
+	}
+	if err := j.revokeToken(ctx, client); err != nil {
+		return "", err
 	}
 	secret := corev1apply.Secret(n.TokenSecret, n.Namespace).WithType(corev1.SecretTypeServiceAccountToken).
 		WithAnnotations(map[string]string{serviceAccountNameAnnotation: n.ServiceAccount})
@@ -135,6 +141,28 @@ func (j Join) Apply(ctx context.Context, client kubernetes.Interface) (string, e
 		return "", j.fail("join: writing ClusterRoleBinding "+n.ClusterRole, err)
 	}
 	return j.waitToken(ctx, client)
+}
+
+// RenewsToken reports whether a join's token rotation trigger, changed
+// from prior to planned, asks for a new token: it does when set to a new
+// value, not when it is taken away.
+func RenewsToken(prior, planned string) bool {
+	return planned != "" && planned != prior
+}
+
+// revokeToken deletes the token Secret of a join that renews its token:
+// the member's authenticator rejects a Secret's token once the Secret is
+// gone, and the Secret created again in its place holds a new one.
+func (j Join) revokeToken(ctx context.Context, client kubernetes.Interface) error {
+	if !j.RenewToken {
+		return nil
+	}
+	n := j.Names
+	err := client.CoreV1().Secrets(n.Namespace).Delete(ctx, n.TokenSecret, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return j.fail("join: revoking the token (deleting Secret "+n.Namespace+"/"+n.TokenSecret+")", err)
+	}
+	return nil
 }
 
 // Remove deletes what Apply created, as `kubefedctl unjoin` does: the

@@ -101,10 +101,8 @@ func (p *kubefedProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 			"max_requests_per_cluster": schema.Int64Attribute{
 				Optional: true,
-				Description: fmt.Sprintf("How many requests the provider has waiting for an answer from one cluster (the host included) "+
-					"at once, shared by every resource of the run. Defaults to %d, within what a default API server's priority "+
-					"and fairness gives ordinary users' requests; raise it for a large set on far clusters whose servers allow more.",
-					kube.DefaultRequestsInFlight),
+				Description: fmt.Sprintf("How many requests wait for an answer from one cluster at once (the host included), shared "+
+					"by every resource of the run. Defaults to %d.", kube.DefaultRequestsInFlight),
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"request_timeout": schema.StringAttribute{

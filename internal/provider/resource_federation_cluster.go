@@ -531,7 +531,7 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	joined := !plan.Join.IsNull()
 	if joined {
 		var ok bool
-		if creds.token, ok = r.joinMember(ctx, &plan, wo, &resp.Diagnostics); !ok {
+		if creds.token, ok = r.joinMember(ctx, &plan, wo, renewsToken(ctx, &plan, &state, &resp.Diagnostics), &resp.Diagnostics); !ok {
 			return
 		}
 	}
@@ -565,7 +565,7 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 		diags.AddError("Cannot write the cluster to the host", err.Error())
 		return
 	}
-	token, ok := r.joinMember(ctx, plan, wo, diags)
+	token, ok := r.joinMember(ctx, plan, wo, false, diags)
 	if !ok {
 		return
 	}

@@ -41,6 +41,7 @@ type joinModel struct {
 	ClientKeyWO     types.String `tfsdk:"client_key_wo"`
 	HostClusterName types.String `tfsdk:"host_cluster_name"`
 	FederatedTypes  types.Set    `tfsdk:"federated_types"`
+	TokenRotation   types.String `tfsdk:"token_rotation"`
 }
 
 // Validation messages of join, one per rule, so tests can pin them.
@@ -81,6 +82,12 @@ func joinSchema() schema.SingleNestedAttribute {
 				Description: "The same private key as `client_key`, write-only: the join uses it at apply and it never goes into the " +
 					"plan or the state. Terraform 1.11 or OpenTofu 1.11, or later, only. A destroy cannot unjoin with it, as with `token_wo`.",
 				Validators: []validator.String{nonEmptyCredential, stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("client_key"))},
+			},
+			"token_rotation": schema.StringAttribute{
+				Optional: true,
+				Description: "A value whose change renews the federation's token: the apply replaces the token Secret on the member, " +
+					"which rejects the old token from then on, and registers the cluster with the new one.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"host_cluster_name": schema.StringAttribute{
 				Optional: true,
@@ -420,13 +427,14 @@ func (r *federationClusterResource) onMember(ctx context.Context, m *federationC
 }
 
 // joinMember creates or updates on the member what join creates and
-// returns the federation's token; false when it failed, with the error in
+// returns the federation's token, a new one when renew is set; false when it failed, with the error in
 // diags.
-func (r *federationClusterResource) joinMember(ctx context.Context, m *federationClusterModel, wo joinWriteOnly,
+func (r *federationClusterResource) joinMember(ctx context.Context, m *federationClusterModel, wo joinWriteOnly, renew bool,
 	diags *diag.Diagnostics) (string, bool) {
 	var token string
 	err := r.onMember(ctx, m, wo, diags, func(spec member.Join, client kubernetes.Interface) error {
 		var err error
+		spec.RenewToken = renew
 		token, err = spec.Apply(ctx, client)
 		return err
 	})
@@ -454,4 +462,13 @@ func leftBehind(m *federationClusterModel) string {
 	return fmt.Sprintf("Remove by hand, on cluster %q: ClusterRoleBinding and ClusterRole %s, Secret %s/%s and ServiceAccount %s/%s. "+
 		"Until then the ServiceAccount's token keeps the rights of the ClusterRole.",
 		m.Name.ValueString(), n.ClusterRole, n.Namespace, n.TokenSecret, n.Namespace, n.ServiceAccount)
+}
+
+// renewsToken: the join's account stays, and token_rotation is new.
+func renewsToken(ctx context.Context, plan, prior *federationClusterModel, diags *diag.Diagnostics) bool {
+	planned, before := joinOf(ctx, plan.Join, diags), joinOf(ctx, prior.Join, diags)
+	if planned == nil || before == nil || plan.ServiceAccount.ValueString() != prior.ServiceAccount.ValueString() {
+		return false
+	}
+	return member.RenewsToken(before.TokenRotation.ValueString(), planned.TokenRotation.ValueString())
 }

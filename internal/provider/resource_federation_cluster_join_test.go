@@ -3,6 +3,7 @@ package provider_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -877,4 +879,94 @@ resource "kubefed_federation_cluster" "ny" {
 		},
 		CheckDestroy: func(*terraform.State) error { return checkUnjoined(t, "san-francisco", sfNames) },
 	})
+}
+
+// A new token_rotation renews the join's token: the member rejects the
+// former token from then on, accepts the new one, the host registers the
+// cluster with it and the cluster stays ready; the plan after is empty.
+func TestAccFederationCluster_joinTokenRotation(t *testing.T) {
+	acctest.Lab(t)
+	names := member.NewJoinNames(federationNamespace, "rot", "host")
+	cleanupJoin(t, "berlin", names)
+	host := newHostClients(t)
+	t.Cleanup(func() { deleteClusters(t, host, "rot") })
+	config := func(rotation string) string {
+		return acctest.HostProviderConfig(t) + joinTypes +
+			joinedCluster(t, "rot", "kubefed_federated_type.namespaces.name", fmt.Sprintf("    token_rotation = %q", rotation))
+	}
+	var former string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config("2026-11"),
+				Check:  func(*terraform.State) error { former = joinToken(t, names); return nil },
+			},
+			{
+				Config: config("2026-12"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("kubefed_federation_cluster.joined", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kubefed_federation_cluster.joined", tfjsonpath.New("ready"), knownvalue.Bool(true)),
+				},
+				Check: func(*terraform.State) error {
+					renewed := joinToken(t, names)
+					if renewed == former {
+						return errors.New("the token is the same after token_rotation changed")
+					}
+					if registered := registeredToken(t, host, "rot"); registered != renewed {
+						return errors.New("the host does not register the cluster with the member's new token")
+					}
+					if err := tokenAnswers(t, "berlin", renewed); err != nil {
+						return fmt.Errorf("the new token: %w", err)
+					}
+					if err := tokenAnswers(t, "berlin", former); !apierrors.IsUnauthorized(err) {
+						return fmt.Errorf("the former token: %v, want it rejected as unauthorized", err)
+					}
+					return nil
+				},
+			},
+		},
+		CheckDestroy: func(*terraform.State) error { return checkUnjoined(t, "berlin", names) },
+	})
+}
+
+// joinToken is the token the member issued to the join's account.
+func joinToken(t *testing.T, names member.JoinNames) string {
+	t.Helper()
+	secret, err := memberAdmin(t, "berlin").CoreV1().Secrets(names.Namespace).Get(context.Background(), names.TokenSecret, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(secret.Data[corev1.ServiceAccountTokenKey])
+}
+
+// registeredToken is the token the host registers the cluster with.
+func registeredToken(t *testing.T, host hostClients, cluster string) string {
+	t.Helper()
+	reg, err := host.get(kubeFedClusters, federationNamespace, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secretName, _, _ := unstructured.NestedString(reg.Object, "spec", "secretRef", "name")
+	secret, err := host.kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), secretName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(secret.Data["token"])
+}
+
+// tokenAnswers asks the member who the token is; nil when it accepts it.
+func tokenAnswers(t *testing.T, memberName, token string) error {
+	t.Helper()
+	cfg := acctest.Lab(t).Cluster(memberName).RESTConfig()
+	cfg.BearerToken, cfg.CertData, cfg.KeyData, cfg.CertFile, cfg.KeyFile = token, nil, nil, "", ""
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = client.AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	return err
 }
