@@ -49,22 +49,47 @@ var (
 	identityRule = rbacv1.PolicyRule{
 		APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{identityNamespace}, Verbs: []string{"get"},
 	}
-	// Capacity estimates read the member's nodes and every pod's requests.
-	capacityRule = rbacv1.PolicyRule{
-		APIGroups: []string{""}, Resources: []string{"nodes", "pods"}, Verbs: []string{"get", "list"},
-	}
 	// Waiting for a Deployment's rollout reads its ReplicaSets, to tell the
-	// pods of the new revision from the old ones (the pods are read under
-	// capacityRule).
+	// pods of the new revision from the old ones.
 	rolloutRule = rbacv1.PolicyRule{
 		APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list"},
 	}
+	// Capacity estimates of the workloads a scheduling preference splits
+	// read the member's nodes and every pod's requests.
+	capacityReaders = []TypeResource{{"apps", "deployments"}, {"apps", "statefulsets"}, {"apps", "replicasets"}}
+	// Waits for a workload's rollout read its pods, to say why it is not
+	// ready; capacity estimates read them too.
+	podReaders = append([]TypeResource{{"apps", "daemonsets"}}, capacityReaders...)
 )
+
+// workloadRules are the reads of nodes, pods and ReplicaSets that the
+// types need, for capacity estimates and rollout waits; none for types
+// without pods.
+func workloadRules(types []TypeResource) []rbacv1.PolicyRule {
+	needs := func(readers []TypeResource) bool {
+		return slices.ContainsFunc(types, func(t TypeResource) bool { return slices.Contains(readers, t) })
+	}
+	var core []string
+	if needs(capacityReaders) {
+		core = append(core, "nodes")
+	}
+	if needs(podReaders) {
+		core = append(core, "pods")
+	}
+	var rules []rbacv1.PolicyRule
+	if len(core) > 0 {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: core, Verbs: []string{"get", "list"}})
+	}
+	if needs([]TypeResource{{"apps", "deployments"}}) {
+		rules = append(rules, deepCopyRule(rolloutRule))
+	}
+	return rules
+}
 
 // MemberRules are the rules of the ClusterRole a joined member grants the
 // federation: discovery and health, the health probe's access review,
-// reading its identity, reading nodes and pods for capacity estimates and ReplicaSets for
-// rollouts, and the verbs of
+// reading its identity, reading nodes, pods and ReplicaSets where the
+// types need them (workloadRules), and the verbs of
 // TypeVerbs on the target types of the federated types listed, one rule per
 // API group, in a stable order so that the role only changes with the types.
 func MemberRules(types []TypeResource) []rbacv1.PolicyRule {
@@ -72,9 +97,8 @@ func MemberRules(types []TypeResource) []rbacv1.PolicyRule {
 		{NonResourceURLs: slices.Clone(discoveryPaths), Verbs: []string{"get"}},
 		deepCopyRule(accessReviewRule),
 		deepCopyRule(identityRule),
-		deepCopyRule(capacityRule),
-		deepCopyRule(rolloutRule),
 	}
+	rules = append(rules, workloadRules(types)...)
 	byGroup := map[string][]string{}
 	for _, t := range types {
 		if !slices.Contains(byGroup[t.Group], t.Plural) {

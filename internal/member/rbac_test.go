@@ -33,24 +33,42 @@ func TestTypeResourceOf(t *testing.T) {
 
 func TestMemberRules(t *testing.T) {
 	base := MemberRules(nil)
-	if len(base) != 5 {
-		t.Fatalf("without types: %d rules, want discovery, the access review, the identity, capacity and rollouts: %+v", len(base), base)
+	if len(base) != 3 {
+		t.Fatalf("without types: %d rules, want discovery, the access review and the identity: %+v", len(base), base)
 	}
 	if got := DescribeRule(base[2]); got != "get on namespaces kube-system" {
 		t.Errorf("the identity's rule is %q, want get on namespaces kube-system", got)
 	}
+	reads := func(resources ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{""}, Resources: resources, Verbs: []string{"get", "list"}}
+	}
+	replicaSets := rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list"}}
 	tests := []struct {
 		name  string
 		types []TypeResource
 		want  []rbacv1.PolicyRule
 	}{
 		{
-			name:  "one rule per group, plurals sorted",
+			name:  "one rule per group, plurals sorted; a Deployment's waits and capacity read nodes, pods and ReplicaSets",
 			types: []TypeResource{{Plural: "namespaces"}, {Group: "apps", Plural: "deployments"}, {Plural: "configmaps"}},
 			want: []rbacv1.PolicyRule{
+				reads("nodes", "pods"), replicaSets,
 				{APIGroups: []string{""}, Resources: []string{"configmaps", "namespaces"}, Verbs: TypeVerbs},
 				{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: TypeVerbs},
 			},
+		},
+		{
+			name:  "types without pods read neither nodes nor pods",
+			types: []TypeResource{{Plural: "configmaps"}, {Plural: "services"}, {Group: "batch", Plural: "cronjobs"}},
+			want: []rbacv1.PolicyRule{
+				{APIGroups: []string{""}, Resources: []string{"configmaps", "services"}, Verbs: TypeVerbs},
+				{APIGroups: []string{"batch"}, Resources: []string{"cronjobs"}, Verbs: TypeVerbs},
+			},
+		},
+		{
+			name:  "a DaemonSet's waits read pods, and it has no capacity to estimate",
+			types: []TypeResource{{Group: "apps", Plural: "daemonsets"}},
+			want:  []rbacv1.PolicyRule{reads("pods"), {APIGroups: []string{"apps"}, Resources: []string{"daemonsets"}, Verbs: TypeVerbs}},
 		},
 		{
 			name:  "a type listed twice counts once",
@@ -58,9 +76,10 @@ func TestMemberRules(t *testing.T) {
 			want:  []rbacv1.PolicyRule{{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: TypeVerbs}},
 		},
 		{
-			name:  "the order of the types does not change the role",
-			types: []TypeResource{{Group: "apps", Plural: "statefulsets"}, {Group: "apps", Plural: "deployments"}},
-			want:  []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets"}, Verbs: TypeVerbs}},
+			name:  "the order of the types does not change the role; a StatefulSet reads no ReplicaSets",
+			types: []TypeResource{{Group: "apps", Plural: "statefulsets"}, {Group: "apps", Plural: "daemonsets"}},
+			want: []rbacv1.PolicyRule{reads("nodes", "pods"),
+				{APIGroups: []string{"apps"}, Resources: []string{"daemonsets", "statefulsets"}, Verbs: TypeVerbs}},
 		},
 	}
 	for _, tt := range tests {

@@ -863,8 +863,6 @@ resource "kubefed_federation_cluster" "ny" {
 							knownvalue.StringExact("get on /api, /api/*, /apis, /apis/*, /healthz, /livez, /readyz, /version"),
 							knownvalue.StringExact("create on selfsubjectaccessreviews.authorization.k8s.io"),
 							knownvalue.StringExact("get on namespaces kube-system"),
-							knownvalue.StringExact("get/list on nodes, pods"),
-							knownvalue.StringExact("get/list on replicasets.apps"),
 							knownvalue.StringExact("get/list/create/patch/delete on configmaps, namespaces"),
 						})),
 					},
