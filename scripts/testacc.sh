@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the acceptance tests against the lab, once with OpenTofu and once with
-# Terraform, and the lab's own integration tests (a plain lab and a full one,
-# each in a directory of its own). Brings the lab up when it is not running,
-# and down again afterwards in that case only.
+# Terraform at the same time, on a second lab beside the first ($lab_dir-terraform),
+# and the lab's own integration tests (a plain lab and a full one, each in a
+# directory of its own). Brings each lab up when it is not running, and down
+# again afterwards in that case only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -22,9 +23,17 @@ go build -o bin/kubefed-lab ./cmd/kubefed-lab
 go build -tags kubefedtest -o bin/test/terraform-provider-kubefed .
 export KUBEFED_PROVIDER_BINARY=$root/bin/test/terraform-provider-kubefed
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
-if [ ! -d "$lab_dir" ]; then
-  trap 'bin/kubefed-lab -dir "$lab_dir" down' EXIT
-fi
+# The Terraform pass runs on a second lab of its own, beside the OpenTofu
+# pass (below).
+second_dir=$lab_dir-terraform
+started=()
+for dir in "$lab_dir" "$second_dir"; do
+  if [ ! -d "$dir" ]; then started+=("$dir"); fi
+done
+stop_started() {
+  for dir in "${started[@]}"; do bin/kubefed-lab -dir "$dir" down; done
+}
+trap stop_started EXIT
 bin/kubefed-lab -dir "$lab_dir" up
 export KUBEFED_LAB_DIR=$lab_dir
 
@@ -39,10 +48,29 @@ fi
 # terraform-plugin-testing's default provider namespace is rejected by
 # OpenTofu; "hashicorp" works with both CLIs.
 export TF_ACC=1 TF_ACC_PROVIDER_NAMESPACE=hashicorp
-for cli in "$tofu" "$terraform"; do
-  echo "== acceptance tests with $("$cli" version | sed -n 1p)"
-  TF_ACC_TERRAFORM_PATH=$cli go test -count=1 -timeout 40m -run '^TestAcc' ./internal/... ${TESTARGS:-}
+# The two CLIs' passes run at once, each on a lab of its own: most of a
+# test is waiting (for the API servers, a rollout, the CLI), so together
+# they take little longer than one. Each pass's output is printed when it
+# is done, the OpenTofu pass's first.
+bin/kubefed-lab -dir "$second_dir" up >/dev/null
+logs=$(mktemp -d)
+pids=()
+passes=("$tofu:$lab_dir" "$terraform:$second_dir")
+for i in "${!passes[@]}"; do
+  cli=${passes[$i]%%:*} dir=${passes[$i]#*:}
+  KUBEFED_LAB_DIR=$dir TF_ACC_TERRAFORM_PATH=$cli go test -count=1 -timeout 50m -run '^TestAcc' ./internal/... ${TESTARGS:-} \
+    >"$logs/$i" 2>&1 &
+  pids+=($!)
 done
+failed=0
+for i in "${!passes[@]}"; do
+  cli=${passes[$i]%%:*}
+  wait "${pids[$i]}" || failed=1
+  echo "== acceptance tests with $("$cli" version | sed -n 1p)"
+  cat "$logs/$i"
+done
+rm -rf "$logs"
+[ "$failed" = 0 ]
 
 # Provider functions need Terraform 1.8 or later, which does not build from
 # the module proxy: their tests also run with such a Terraform on PATH.
