@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,19 +185,26 @@ func checkRoundTripsAgainst(t *testing.T, op string, budgets []roundTripBudget, 
 }
 
 // applicationRoundTripObjects is how many ConfigMaps the application of the
-// round-trip test holds, beside their namespace: more than Terraform works
-// on at once as separate resources, fewer than the requests the provider
-// lets wait on one cluster, so its objects go in one turn per tier.
+// round-trip test holds, beside their namespace: three times what
+// Terraform works on at once as separate resources. The test's provider
+// lets twice as many requests wait on one cluster (max_requests_per_cluster),
+// so that a turn of them never waits for another request of the run.
 const applicationRoundTripObjects = 30
 
 // applicationRoundTripBudgets are roundTripBudgets for the application of
-// applicationRoundTripObjects ConfigMaps and their namespace: two tiers,
-// each one turn however many objects it holds.
+// applicationRoundTripObjects ConfigMaps and their namespace, whose
+// configuration enables three namespaced types (one list ahead each). An
+// update sends no more in sequence than one object's: its thirty objects'
+// records, dry runs and writes each go in one turn. A create writes the
+// namespace's tier first (its record, the host namespace, its members),
+// then the ConfigMaps'; a delete looks into the member namespace before
+// deleting it (discovery, then lists of every namespaced kind, sixteen
+// kinds at a time), and then into the host's.
 var applicationRoundTripBudgets = map[string][]roundTripBudget{
-	"create":         {{host: 3, member: 2, ahead: 2}, {host: 5, member: 4}},
-	"no-change plan": {{host: 3, member: 2, ahead: 2}},
-	"update":         {{host: 4, member: 3, ahead: 2}, {host: 4, member: 3}},
-	"delete":         {{host: 3, member: 3, ahead: 2}, {host: 6, member: 5}},
+	"create":         {{host: 3, member: 2, ahead: 3}, {host: 11, member: 4}},
+	"no-change plan": {{host: 3, member: 2, ahead: 3}},
+	"update":         {{host: 4, member: 4, ahead: 3}, {host: 5, member: 3}},
+	"delete":         {{host: 3, member: 3, ahead: 3}, {host: 8, member: 8}},
 }
 
 // An application of many objects on three far members sends no more
@@ -207,14 +215,15 @@ func TestAccRoundTrips_applicationWithinBudget(t *testing.T) {
 	prefix, ns := "rta", uniqueName("rta")
 	cleanupObjectTest(t, prefix, ns)
 	ws := acctest.NewWorkspace(t)
-	base := acctest.HostProviderConfig(t) + objectTestTypes + applicationTypes + objectTestClusters(t, prefix)
+	provider := strings.Replace(acctest.HostProviderConfig(t), "\n}", "\n  max_requests_per_cluster = 64\n}", 1)
+	base := provider + objectTestTypes + applicationTypes + objectTestClusters(t, prefix)
 	withApp := func(generation int) string {
 		manifests := fmt.Sprintf("---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns)
 		for i := range applicationRoundTripObjects {
 			manifests += fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%d\n  namespace: %s\ndata:\n  generation: \"%d\"\n",
 				i, ns, generation)
 		}
-		return applicationConfig(t, prefix, manifests, "")
+		return strings.Replace(applicationConfig(t, prefix, manifests, ""), acctest.HostProviderConfig(t), provider, 1)
 	}
 	t.Cleanup(func() {
 		ws.Write(base)
