@@ -280,9 +280,10 @@ func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, late
 	res := propagation.DispatchSet(ctx, back.items(), propagation.Rollout{Stages: [][]string{clusters},
 		MaxParallel: a.env.Settings.MaxParallelClusters})
 	var failures []string
+	secrets := append(a.in.Set.Secrets(), a.in.Prior.Secrets()...)
 	for i, key := range back.keys {
 		back.fold(key, res.Outcomes[i], problems)
-		failures = append(failures, a.takeRolledBack(key, back.records[key], clusters)...)
+		failures = append(failures, a.takeRolledBack(key, back.records[key], clusters, secrets)...)
 	}
 	detail := fmt.Sprintf("The stage of clusters %s failed (%s), so they were rolled back: given back the set the state "+
 		"recorded before this apply, objects the apply added removed and changed ones written as they were.",
@@ -297,11 +298,11 @@ func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, late
 }
 
 // takeRolledBack puts what the rollback left on clusters into the record
-// of the object with key, and names where the rollback itself failed.
-func (a *setApply) takeRolledBack(key string, back reconcile.Record, clusters []string) []string {
+// of the object with key, and names where the rollback itself failed;
+// secrets are the values of both sets' Secrets, kept out of its messages.
+func (a *setApply) takeRolledBack(key string, back reconcile.Record, clusters, secrets []string) []string {
 	var failures []string
 	rec := a.records[key]
-	secrets := append(a.in.Set.Secrets(), a.in.Prior.Secrets()...)
 	for _, c := range clusters {
 		delete(rec.Held, c)
 		if text, ok := back.Held[c]; ok {
