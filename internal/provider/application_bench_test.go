@@ -195,6 +195,13 @@ func benchApplicationPlan(b *testing.B, set benchSet) {
 	ctx := context.Background()
 	f := newSetFederation(b, set)
 	app := newBenchApplication(ctx, b, f.configured(ctx, b), set)
+	measurePerPair(b, set, func() { planApplicationNoChange(ctx, b, f.configured(ctx, b), app) })
+}
+
+// measurePerPair runs op as the benchmark's operation and reports, besides
+// its time and allocations, each per object and cluster of the set, the CPU
+// time per object and cluster, and the largest heap it saw in use.
+func measurePerPair(b *testing.B, set benchSet, op func()) {
 	b.ReportAllocs()
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -203,7 +210,7 @@ func benchApplicationPlan(b *testing.B, set benchSet) {
 	runtime.ReadMemStats(&before)
 	cpuBefore := processCPU(b)
 	for b.Loop() {
-		planApplicationNoChange(ctx, b, f.configured(ctx, b), app)
+		op()
 	}
 	cpu := processCPU(b) - cpuBefore
 	runtime.ReadMemStats(&after)
@@ -258,5 +265,108 @@ func watchPeakHeap() func() uint64 {
 		close(done)
 		wg.Wait()
 		return peak.Load()
+	}
+}
+
+// benchUpdate is a change of every object of an application on every
+// cluster, as Terraform hands it to the provider: the prior state, the
+// configuration that changes each ConfigMap's data, and its proposed state.
+type benchUpdate struct {
+	prior, config, proposed *tfprotov6.DynamicValue
+}
+
+func newBenchUpdate(ctx context.Context, tb testing.TB, server tfprotov6.ProviderServer, app benchApplication, set benchSet) benchUpdate {
+	tb.Helper()
+	var attrs map[string]any
+	if err := json.Unmarshal(app.rawState, &attrs); err != nil {
+		tb.Fatal(err)
+	}
+	attrs["manifests"] = []string{strings.ReplaceAll(benchManifests(set), `"index": "`, `"index": "next-`)}
+	proposed, err := json.Marshal(attrs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, computed := range []string{"id", "objects", "placed_clusters", "rollout_plan", "rendered", "cluster_status",
+		"cluster_health", "host_records"} {
+		attrs[computed] = nil
+	}
+	config, err := json.Marshal(attrs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return benchUpdate{prior: upgraded(ctx, tb, server, applicationTypeName, app.rawState),
+		config:   upgraded(ctx, tb, server, applicationTypeName, config),
+		proposed: upgraded(ctx, tb, server, applicationTypeName, proposed)}
+}
+
+// applyUpdate makes the calls of an apply's walk of the application after
+// configuring the provider (the plan made again, then the apply), and
+// fails tb unless the apply writes every object everywhere as planned.
+func applyUpdate(ctx context.Context, tb testing.TB, server tfprotov6.ProviderServer, typ tftypes.Type, u benchUpdate) {
+	tb.Helper()
+	planned, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: applicationTypeName,
+		PriorState: u.prior, ProposedNewState: u.proposed, Config: u.config})
+	if err != nil || len(planned.Diagnostics) > 0 {
+		tb.Fatalf("plan: %v %+v", err, planned.Diagnostics)
+	}
+	applied, err := server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: applicationTypeName,
+		PriorState: u.prior, PlannedState: planned.PlannedState, Config: u.config, PlannedPrivate: planned.PlannedPrivate})
+	if err != nil || len(applied.Diagnostics) > 0 {
+		tb.Fatalf("apply: %v %+v", err, applied.Diagnostics)
+	}
+	want, got := attributeOf(tb, typ, planned.PlannedState, "rendered"), attributeOf(tb, typ, applied.NewState, "rendered")
+	if !want.Equal(got) || !strings.Contains(got.String(), "next-") {
+		tb.Fatalf("the apply does not hold what the plan rendered:\nplanned %v\napplied %v", want, got)
+	}
+}
+
+// attributeOf is one attribute of a value of the application.
+func attributeOf(tb testing.TB, typ tftypes.Type, v *tfprotov6.DynamicValue, name string) tftypes.Value {
+	tb.Helper()
+	value, err := v.Unmarshal(typ)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := value.As(&attrs); err != nil {
+		tb.Fatal(err)
+	}
+	return attrs[name]
+}
+
+// The apply benchmark's update writes every object to every cluster.
+func TestApplicationBench_appliesUpdate(t *testing.T) {
+	for _, env := range []string{"KUBE_CONFIG_PATH", "KUBE_CONFIG_PATHS", "KUBERNETES_SERVICE_HOST"} {
+		t.Setenv(env, "")
+	}
+	ctx := context.Background()
+	set := benchSet{objects: 5, clusters: benchMembers(3), application: "bench"}
+	f := newSetFederation(t, set)
+	server := f.configured(ctx, t)
+	app := newBenchApplication(ctx, t, server, set)
+	applyUpdate(ctx, t, server, app.typ, newBenchUpdate(ctx, t, server, app, set))
+}
+
+// BenchmarkApplicationApply measures, as BenchmarkApplicationNoChangePlan
+// does a plan, an apply's walk of an update of one application that changes
+// every object on every cluster: configured anew, the plan made again, and
+// the apply, whose server-side applies the canned host and members answer
+// with the object they were sent.
+func BenchmarkApplicationApply(b *testing.B) {
+	for _, objects := range []int{20, 200, 2000} {
+		for _, clusters := range []int{3, 20} {
+			b.Run(fmt.Sprintf("objects=%d/clusters=%d", objects, clusters), func(b *testing.B) {
+				for _, env := range []string{"KUBE_CONFIG_PATH", "KUBE_CONFIG_PATHS", "KUBERNETES_SERVICE_HOST"} {
+					b.Setenv(env, "")
+				}
+				ctx := context.Background()
+				set := benchSet{objects: objects, clusters: benchMembers(clusters), application: "bench"}
+				f := newSetFederation(b, set)
+				server := f.configured(ctx, b)
+				app := newBenchApplication(ctx, b, server, set)
+				update := newBenchUpdate(ctx, b, server, app, set)
+				measurePerPair(b, set, func() { applyUpdate(ctx, b, f.configured(ctx, b), app.typ, update) })
+			})
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -25,6 +26,7 @@ var benchClusters = []string{"a", "b", "c"}
 // cannedAPI answers GETs of the paths it holds, whatever their query, with
 // the JSON it holds for them, and 404 otherwise: the host or a member as a
 // no-change plan reads them, without any work of its own worth measuring.
+// A server-side apply (a PATCH) gets its object back, as written.
 type cannedAPI map[string][]byte
 
 func (c cannedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -32,6 +34,10 @@ func (c cannedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/selfsubjectaccessreviews") {
 		w.WriteHeader(http.StatusCreated)
 		_, _ = w.Write([]byte(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","status":{"allowed":true}}`))
+		return
+	}
+	if r.Method == http.MethodPatch {
+		_, _ = io.Copy(w, r.Body)
 		return
 	}
 	body, ok := c[r.URL.Path]
