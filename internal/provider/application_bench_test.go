@@ -122,13 +122,6 @@ func newBenchApplication(ctx context.Context, tb testing.TB, server tfprotov6.Pr
 // refresh and the plan keep the state as it is.
 func planApplicationNoChange(ctx context.Context, tb testing.TB, server tfprotov6.ProviderServer, app benchApplication) {
 	tb.Helper()
-	diagnostics := func(d []*tfprotov6.Diagnostic) string {
-		var out []string
-		for _, x := range d {
-			out = append(out, fmt.Sprintf("%s: %s", x.Summary, x.Detail))
-		}
-		return strings.Join(out, "\n")
-	}
 	validated, err := server.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{
 		TypeName: applicationTypeName, Config: app.config})
 	if err != nil || len(validated.Diagnostics) > 0 {
@@ -150,6 +143,15 @@ func planApplicationNoChange(ctx context.Context, tb testing.TB, server tfprotov
 	if !sameValue(tb, app.typ, read.NewState, planned.PlannedState) {
 		tb.Fatal("the plan changes the application")
 	}
+}
+
+// diagnostics are the protocol's diagnostics in words, one a line.
+func diagnostics(d []*tfprotov6.Diagnostic) string {
+	var out []string
+	for _, x := range d {
+		out = append(out, fmt.Sprintf("%s: %s", x.Summary, x.Detail))
+	}
+	return strings.Join(out, "\n")
 }
 
 // The application benchmark's federation holds what the state says, so
@@ -307,12 +309,12 @@ func applyUpdate(ctx context.Context, tb testing.TB, server tfprotov6.ProviderSe
 	planned, err := server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: applicationTypeName,
 		PriorState: u.prior, ProposedNewState: u.proposed, Config: u.config})
 	if err != nil || len(planned.Diagnostics) > 0 {
-		tb.Fatalf("plan: %v %+v", err, planned.Diagnostics)
+		tb.Fatalf("plan: %v %s", err, diagnostics(planned.Diagnostics))
 	}
 	applied, err := server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{TypeName: applicationTypeName,
 		PriorState: u.prior, PlannedState: planned.PlannedState, Config: u.config, PlannedPrivate: planned.PlannedPrivate})
 	if err != nil || len(applied.Diagnostics) > 0 {
-		tb.Fatalf("apply: %v %+v", err, applied.Diagnostics)
+		tb.Fatalf("apply: %v %s", err, diagnostics(applied.Diagnostics))
 	}
 	want, got := attributeOf(tb, typ, planned.PlannedState, "rendered"), attributeOf(tb, typ, applied.NewState, "rendered")
 	if !want.Equal(got) || !strings.Contains(got.String(), "next-") {

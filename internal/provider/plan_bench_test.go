@@ -37,7 +37,10 @@ func (c cannedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPatch {
-		_, _ = io.Copy(w, r.Body)
+		// Read whole before the answer starts: a server may stop reading
+		// the request then.
+		body, _ := io.ReadAll(r.Body)
+		_, _ = w.Write(body)
 		return
 	}
 	body, ok := c[r.URL.Path]
