@@ -1,6 +1,8 @@
 package objectset
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -64,6 +66,31 @@ func TestSetPlanPlaced(t *testing.T) {
 			if got == nil || !slices.Equal(got, tt.want) {
 				t.Errorf("Placed() = %#v, want %#v", got, tt.want)
 			}
+		})
+	}
+}
+
+// BenchmarkHolding measures a refresh's look, in a set of n objects, for
+// the objects that left it among the n the state holds: a lookup for each,
+// whatever n is (ns/object stays flat).
+func BenchmarkHolding(b *testing.B) {
+	e := typesEnv()
+	for _, n := range []int{100, 1000, 10000} {
+		objects := make([]*Object, n)
+		held := map[string]map[string]string{}
+		for i := range objects {
+			objects[i] = mustObject(b, e, Spec{TypeName: "configmaps",
+				Template: fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c-%d","namespace":"shop"}}`, i)})
+			held[objects[i].Key.String()] = map[string]string{"berlin": "{}"}
+		}
+		set := NewSet(objects, Strategy{}, Spec{})
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if holding, _ := e.Holding(context.Background(), set, nil, held); holding != set {
+					b.Fatal("the set holds objects it does not name")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/object")
 		})
 	}
 }
