@@ -284,6 +284,9 @@ func newBenchUpdate(ctx context.Context, tb testing.TB, server tfprotov6.Provide
 		tb.Fatal(err)
 	}
 	attrs["manifests"] = []string{strings.ReplaceAll(benchManifests(set), `"index": "`, `"index": "next-`)}
+	// Thousands of writes on a busy machine may take longer than the
+	// default five minutes.
+	attrs["timeouts"] = map[string]any{"create": nil, "update": "1h", "delete": nil}
 	proposed, err := json.Marshal(attrs)
 	if err != nil {
 		tb.Fatal(err)
