@@ -91,7 +91,8 @@ func (e *Env) Apply(ctx context.Context, in ApplyInput) ApplyResult {
 	}
 	strategy := in.Set.Strategy
 	res := propagation.DispatchSet(ctx, a.items(), propagation.Rollout{Stages: order.Stages, Staged: strategy.Staged(),
-		MaxFailed: strategy.MaxFailed, Pause: strategy.Pause, MaxParallel: e.Settings.MaxParallelClusters})
+		MaxFailed: strategy.MaxFailed, Pause: strategy.Pause, MaxParallel: e.Settings.MaxParallelClusters,
+		ItemsAtOnce: e.Settings.objectsAtOnce()})
 	for i, key := range a.keys {
 		a.fold(key, res.Outcomes[i], &problems)
 	}
@@ -278,7 +279,7 @@ func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, late
 		back.add(o, want, held, placed, nil, false)
 	}
 	res := propagation.DispatchSet(ctx, back.items(), propagation.Rollout{Stages: [][]string{clusters},
-		MaxParallel: a.env.Settings.MaxParallelClusters})
+		MaxParallel: a.env.Settings.MaxParallelClusters, ItemsAtOnce: a.env.Settings.objectsAtOnce()})
 	var failures []string
 	secrets := append(a.in.Set.Secrets(), a.in.Prior.Secrets()...)
 	for i, key := range back.keys {
