@@ -177,9 +177,10 @@ func TestApplicationBench_plansNoChange(t *testing.T) {
 // a host and members that hold what an apply left. One operation is one
 // provider process's plan: configured anew, then validate, state upgrade,
 // refresh and plan. Its cost should grow with objects × clusters and no
-// faster, which the metrics per object and cluster show; heap-MB is the
-// largest live heap seen during the operations, above what the benchmark
-// holds before them (the canned clusters' answers included).
+// faster, which the metrics per object and cluster show; cpu-ns counts the
+// process's CPU, the canned clusters' small share included. heap-MB is the
+// largest heap in use seen during the operations (live objects and garbage
+// not yet swept), above what the benchmark holds before them.
 func BenchmarkApplicationNoChangePlan(b *testing.B) {
 	for _, objects := range []int{20, 200, 2000} {
 		for _, clusters := range []int{3, 20} {
