@@ -34,11 +34,18 @@ func (r ObjectRef) matches(k Key) bool {
 
 // resolve returns the one object of the set that r names.
 func (r ObjectRef) resolve(objects []Key) (Key, error) {
+	return r.resolveAmong(objects, objects)
+}
+
+// resolveAmong is resolve with the set's objects of r's kind and name found
+// already, among others (candidates, in the set's order): a set's rules
+// then cost a lookup each, not a look through the set.
+func (r ObjectRef) resolveAmong(candidates, objects []Key) (Key, error) {
 	if r.Kind == "" || r.Name == "" {
 		return Key{}, errors.New("an object is named by kind and name; set both")
 	}
 	var matched []Key
-	for _, k := range objects {
+	for _, k := range candidates {
 		if r.matches(k) {
 			matched = append(matched, k)
 		}

@@ -46,12 +46,14 @@ func (o ObjectOverrides) SetError(err error) error {
 func SelectObjects(rules []SetOverrideRule, objects []Key) ([]ObjectOverrides, error) {
 	selected := make([]ObjectOverrides, len(objects))
 	index := make(map[Key]int, len(objects))
+	named := map[kindName][]Key{}
 	for i, k := range objects {
 		index[k] = i
+		named[kindName{k.Kind, k.Name}] = append(named[kindName{k.Kind, k.Name}], k)
 	}
 	var problems []error
 	for i, rule := range rules {
-		target, err := ruleObject(rule, objects)
+		target, err := ruleObject(rule, objects, named)
 		if err != nil {
 			problems = append(problems, &OverrideError{Rule: i, Patch: -1, Err: err})
 			continue
@@ -66,10 +68,14 @@ func SelectObjects(rules []SetOverrideRule, objects []Key) ([]ObjectOverrides, e
 	return selected, nil
 }
 
-// ruleObject is the object of the set a rule patches.
-func ruleObject(rule SetOverrideRule, objects []Key) (Key, error) {
+// kindName is what a rule's object must match at least.
+type kindName struct{ kind, name string }
+
+// ruleObject is the object of the set a rule patches; named are the set's
+// objects by kind and name.
+func ruleObject(rule SetOverrideRule, objects []Key, named map[kindName][]Key) (Key, error) {
 	if rule.Object != nil {
-		k, err := rule.Object.resolve(objects)
+		k, err := rule.Object.resolveAmong(named[kindName{rule.Object.Kind, rule.Object.Name}], objects)
 		if err != nil {
 			return Key{}, fmt.Errorf("object: %w", err)
 		}

@@ -136,6 +136,44 @@ func TestSelectObjectsRefusesRulesThatNameNoOneObject(t *testing.T) {
 	}
 }
 
+// A reference is resolved among the set's objects of its kind and name,
+// and says what the whole set holds when none is the one.
+func TestResolveAmong(t *testing.T) {
+	objects := keys(t, shopSet...)
+	tests := []struct {
+		name       string
+		ref        ObjectRef
+		candidates []Key
+		want       string
+		wantErr    string
+	}{
+		{"the one candidate", ObjectRef{Kind: "Service", Name: "web"}, objects[4:5], "/v1/Service/shop/web", ""},
+		{"a namespace picks one of the candidates", ObjectRef{Kind: "ConfigMap", Name: "settings", Namespace: "auth"}, objects[1:3],
+			"/v1/ConfigMap/auth/settings", ""},
+		{"no candidate: the set's objects of the kind are named", ObjectRef{Kind: "Deployment", Name: "api"}, nil, "",
+			"no object of the set is Deployment api; its Deployment objects: Deployment shop/web (apps/v1)"},
+		{"a candidate of another apiVersion", ObjectRef{Kind: "Service", Name: "web", APIVersion: "v2"}, objects[4:5], "",
+			"no object of the set is Service web (v2); its Service objects: Service shop/web"},
+		{"several candidates", ObjectRef{Kind: "ConfigMap", Name: "settings"}, objects[1:3], "",
+			"ConfigMap settings matches 2 objects of the set"},
+		{"no name", ObjectRef{Kind: "Service"}, objects[4:5], "", "an object is named by kind and name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.ref.resolveAmong(tt.candidates, objects)
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one starting with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got.String() != tt.want {
+				t.Fatalf("resolveAmong = %s, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
 // An error from rendering one object with its rules points at the rule as
 // written in the set.
 func TestObjectOverridesSetErrorCountsRulesInTheSet(t *testing.T) {

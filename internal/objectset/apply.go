@@ -91,7 +91,8 @@ func (e *Env) Apply(ctx context.Context, in ApplyInput) ApplyResult {
 	}
 	strategy := in.Set.Strategy
 	res := propagation.DispatchSet(ctx, a.items(), propagation.Rollout{Stages: order.Stages, Staged: strategy.Staged(),
-		MaxFailed: strategy.MaxFailed, Pause: strategy.Pause, MaxParallel: e.Settings.MaxParallelClusters})
+		MaxFailed: strategy.MaxFailed, Pause: strategy.Pause, MaxParallel: e.Settings.MaxParallelClusters,
+		ItemsAtOnce: e.Settings.objectsAtOnce()})
 	for i, key := range a.keys {
 		a.fold(key, res.Outcomes[i], &problems)
 	}
@@ -278,11 +279,12 @@ func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, late
 		back.add(o, want, held, placed, nil, false)
 	}
 	res := propagation.DispatchSet(ctx, back.items(), propagation.Rollout{Stages: [][]string{clusters},
-		MaxParallel: a.env.Settings.MaxParallelClusters})
+		MaxParallel: a.env.Settings.MaxParallelClusters, ItemsAtOnce: a.env.Settings.objectsAtOnce()})
 	var failures []string
+	secrets := append(a.in.Set.Secrets(), a.in.Prior.Secrets()...)
 	for i, key := range back.keys {
 		back.fold(key, res.Outcomes[i], problems)
-		failures = append(failures, a.takeRolledBack(key, back.records[key], clusters)...)
+		failures = append(failures, a.takeRolledBack(key, back.records[key], clusters, secrets)...)
 	}
 	detail := fmt.Sprintf("The stage of clusters %s failed (%s), so they were rolled back: given back the set the state "+
 		"recorded before this apply, objects the apply added removed and changed ones written as they were.",
@@ -297,11 +299,11 @@ func (a *setApply) rollBack(ctx context.Context, clusters, failed []string, late
 }
 
 // takeRolledBack puts what the rollback left on clusters into the record
-// of the object with key, and names where the rollback itself failed.
-func (a *setApply) takeRolledBack(key string, back reconcile.Record, clusters []string) []string {
+// of the object with key, and names where the rollback itself failed;
+// secrets are the values of both sets' Secrets, kept out of its messages.
+func (a *setApply) takeRolledBack(key string, back reconcile.Record, clusters, secrets []string) []string {
 	var failures []string
 	rec := a.records[key]
-	secrets := append(a.in.Set.Secrets(), a.in.Prior.Secrets()...)
 	for _, c := range clusters {
 		delete(rec.Held, c)
 		if text, ok := back.Held[c]; ok {

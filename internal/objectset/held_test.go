@@ -29,7 +29,7 @@ func typesEnv() *Env {
 	}
 }
 
-func mustObject(t *testing.T, e *Env, spec Spec) *Object {
+func mustObject(t testing.TB, e *Env, spec Spec) *Object {
 	t.Helper()
 	o, problems := e.NewObject(context.Background(), spec)
 	if o == nil {

@@ -107,8 +107,13 @@ func RegisteredLater(seen map[string]bool, c runstate.Cluster) bool {
 // planning, a placed cluster that is not ready is frozen: it keeps its entry
 // of prior, or gets none.
 func (e *Env) Desired(ctx context.Context, o *Object, snapshot *runstate.Snapshot, prior map[string]string, planning bool) (Planned, Problems) {
+	return e.desiredAmong(ctx, o, candidatesOf(snapshot, o.Seen), prior, planning)
+}
+
+// desiredAmong is Desired with the candidates worked out: the objects of a
+// set, which share them, are placed among the same.
+func (e *Env) desiredAmong(ctx context.Context, o *Object, view candidates, prior map[string]string, planning bool) (Planned, Problems) {
 	var problems Problems
-	view := candidatesOf(snapshot, o.Seen)
 	placed, ok := place(o, view, &problems)
 	if !ok {
 		return Planned{}, problems

@@ -23,19 +23,13 @@ type SetPlan struct {
 
 // Placed is every cluster some object is placed on, sorted.
 func (p SetPlan) Placed() []string {
-	var placed []string
+	placed := map[string]bool{}
 	for _, out := range p.Objects {
 		for _, c := range out.Placed {
-			if !slices.Contains(placed, c) {
-				placed = append(placed, c)
-			}
+			placed[c] = true
 		}
 	}
-	slices.Sort(placed)
-	if placed == nil {
-		placed = []string{}
-	}
-	return placed
+	return append([]string{}, slices.Sorted(maps.Keys(placed))...)
 }
 
 // Rendered is, by object, what each cluster receives.
@@ -54,9 +48,10 @@ func (p SetPlan) Rendered() map[string]map[string]string {
 func (e *Env) DesiredSet(ctx context.Context, set *Set, snapshot *runstate.Snapshot, seen map[string]bool,
 	held map[string]map[string]string) SetPlan {
 	plan := SetPlan{Objects: map[string]Planned{}, Problems: map[string]Problems{}}
+	view := candidatesOf(snapshot, seen)
 	for i, o := range set.Objects {
 		o.Seen = seen
-		out, problems := e.Desired(ctx, o, snapshot, held[o.Key.String()], true)
+		out, problems := e.desiredAmong(ctx, o, view, held[o.Key.String()], true)
 		var kept Problems
 		for _, p := range problems {
 			if i == 0 || p.Severity == Error || aboutObject(p.At) {

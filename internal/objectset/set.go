@@ -31,8 +31,11 @@ func (s Strategy) Staged() bool { return len(s.Stages) > 0 || s.MaxConcurrent > 
 
 // Set is objects rolled out as one, in the order a cluster receives them.
 type Set struct {
-	Objects  []*Object
-	byKey    map[string]*Object
+	Objects []*Object
+	byKey   map[string]*Object
+	// named are the objects' keys without their version: one object may be
+	// served in several versions.
+	named    map[federation.Key]bool
 	Strategy Strategy
 	// Shared is what the set's objects share (deletion policy, the
 	// application, ...): the settings an object the configuration no longer
@@ -42,12 +45,21 @@ type Set struct {
 
 // NewSet orders objects by tier, keeping their order within one.
 func NewSet(objects []*Object, strategy Strategy, shared Spec) *Set {
-	s := &Set{Objects: slices.Clone(objects), byKey: map[string]*Object{}, Strategy: strategy, Shared: shared}
+	s := &Set{Objects: slices.Clone(objects), byKey: map[string]*Object{}, named: map[federation.Key]bool{}, Strategy: strategy,
+		Shared: shared}
 	slices.SortStableFunc(s.Objects, func(a, b *Object) int { return federation.Tier(a.Key) - federation.Tier(b.Key) })
 	for _, o := range s.Objects {
 		s.byKey[o.Key.String()] = o
+		s.named[anyVersion(o.Key)] = true
 	}
 	return s
+}
+
+// anyVersion is k without its version: what names the object in every
+// version it is served in.
+func anyVersion(k federation.Key) federation.Key {
+	k.Version = ""
+	return k
 }
 
 // Get is the object of the set with key, nil when there is none.
@@ -62,15 +74,7 @@ func (s *Set) Get(key string) *Object {
 // or another: one object may be served in several versions.
 func (s *Set) Names(key string) bool {
 	k, err := federation.ParseKey(key)
-	if err != nil {
-		return false
-	}
-	for _, o := range s.Objects {
-		if o.Key.Group == k.Group && o.Key.Kind == k.Kind && o.Key.Namespace == k.Namespace && o.Key.Name == k.Name {
-			return true
-		}
-	}
-	return false
+	return err == nil && s != nil && s.named[anyVersion(k)]
 }
 
 // Keys are the set's object keys, in order.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/overlap"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 )
@@ -40,6 +41,14 @@ type Rollout struct {
 	// MaxParallel bounds how many clusters are written to, or waited for,
 	// at once.
 	MaxParallel int
+	// ItemsAtOnce bounds how many items of a set are written at once (0:
+	// all of a tier). Each item's writes reach every cluster of the stage,
+	// where requests beyond the cluster's bound wait their turn, and a
+	// request that waits longer than its timeout fails: a set of thousands
+	// of objects written at once would make the last ones wait for all
+	// the others. Waits are not bounded: a rollout waited for takes no
+	// request most of the time.
+	ItemsAtOnce int
 }
 
 // Outcome is what an apply came to on one cluster.
@@ -106,7 +115,7 @@ func DispatchSet(ctx context.Context, items []Item, r Rollout) SetResult {
 	stages := nonEmptyStages(groups, len(r.Stages)+1)
 	passed := map[string]bool{}
 	for n, s := range stages {
-		set := newSetStage(items, groups, s, r.MaxParallel)
+		set := newSetStage(items, groups, s, r)
 		set.run(ctx)
 		for i := range items {
 			done := set.stages[i].outcomes()
@@ -148,12 +157,14 @@ func nonEmptyStages(groups [][][]reconcile.Operation, count int) []int {
 type setStage struct {
 	items  []Item
 	stages []*stage
+	// itemsAtOnce is Rollout.ItemsAtOnce.
+	itemsAtOnce int
 }
 
-func newSetStage(items []Item, groups [][][]reconcile.Operation, s, maxParallel int) *setStage {
-	set := &setStage{items: items, stages: make([]*stage, len(items))}
+func newSetStage(items []Item, groups [][][]reconcile.Operation, s int, r Rollout) *setStage {
+	set := &setStage{items: items, stages: make([]*stage, len(items)), itemsAtOnce: r.ItemsAtOnce}
 	for i, item := range items {
-		set.stages[i] = newStage(groups[i][s], item.Writer, item.Waiter, maxParallel)
+		set.stages[i] = newStage(groups[i][s], item.Writer, item.Waiter, r.MaxParallel)
 	}
 	return set
 }
@@ -191,7 +202,7 @@ func (s *setStage) tiers() []int {
 // tier; broken, when given, holds the clusters where an earlier write
 // failed, which get nothing more, and gains those where this tier failed.
 func (s *setStage) writeTier(ctx context.Context, tier int, kind func(reconcile.Operation) bool, broken map[string]string) {
-	var wg sync.WaitGroup
+	var inTier []int
 	for i, item := range s.items {
 		if item.Tier != tier {
 			continue
@@ -199,9 +210,9 @@ func (s *setStage) writeTier(ctx context.Context, tier int, kind func(reconcile.
 		for cluster, why := range broken {
 			s.stages[i].hold(cluster, why)
 		}
-		wg.Go(func() { s.stages[i].writes(ctx, kind) })
+		inTier = append(inTier, i)
 	}
-	wg.Wait()
+	overlap.Each(len(inTier), s.itemsAtOnce, func(j int) { s.stages[inTier[j]].writes(ctx, kind) })
 	if broken == nil {
 		return
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
@@ -176,6 +178,69 @@ func TestDispatchSet(t *testing.T) {
 			}
 			if res.Halted != tt.halted {
 				t.Errorf("halted = %d, want %d", res.Halted, tt.halted)
+			}
+		})
+	}
+}
+
+// concurrentWriter counts the items it is writing at once, across the
+// items that share it, and keeps the largest count.
+type concurrentWriter struct {
+	mu            sync.Mutex
+	now, most     int
+	release       chan struct{}
+	written, want int
+}
+
+func (w *concurrentWriter) Write(context.Context, reconcile.Operation) (Answer, error) {
+	w.mu.Lock()
+	w.now++
+	w.most = max(w.most, w.now)
+	w.written++
+	if w.written == w.want {
+		close(w.release)
+	}
+	w.mu.Unlock()
+	// Hold every write until all have started, or for a while: a bound
+	// that is not kept shows in most.
+	select {
+	case <-w.release:
+	case <-time.After(50 * time.Millisecond):
+	}
+	w.mu.Lock()
+	w.now--
+	w.mu.Unlock()
+	return Answer{}, nil
+}
+
+// A set's items of one tier are written as many at once as ItemsAtOnce
+// says, and every one of them is written.
+func TestDispatchSetBoundsItemsAtOnce(t *testing.T) {
+	tests := []struct {
+		name        string
+		items       int
+		itemsAtOnce int
+		wantMost    int
+	}{
+		{"bounded", 10, 3, 3},
+		{"a bound above the items", 4, 32, 4},
+		{"unbounded", 6, 0, 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &concurrentWriter{release: make(chan struct{}), want: tt.items}
+			items := make([]Item, tt.items)
+			for i := range items {
+				items[i] = Item{Ops: []reconcile.Operation{applyOn("a")}, Writer: w}
+			}
+			res := DispatchSet(context.Background(), items, Rollout{Stages: [][]string{{"a"}}, ItemsAtOnce: tt.itemsAtOnce})
+			if w.most != tt.wantMost {
+				t.Errorf("%d items written at once, want %d", w.most, tt.wantMost)
+			}
+			for i, outcomes := range res.Outcomes {
+				if len(outcomes) != 1 || outcomes[0].Err != "" {
+					t.Errorf("item %d: %+v", i, outcomes)
+				}
 			}
 		})
 	}

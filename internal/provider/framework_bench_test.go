@@ -52,8 +52,15 @@ const benchObjectState = `{
 // it, as server hands it to the other calls.
 func upgradedObject(ctx context.Context, tb testing.TB, server tfprotov6.ProviderServer, raw []byte) *tfprotov6.DynamicValue {
 	tb.Helper()
+	return upgraded(ctx, tb, server, "kubefed_federated_object", raw)
+}
+
+// upgraded is raw, the state of a resource of typeName as the state file
+// holds it, as server hands it to the other calls.
+func upgraded(ctx context.Context, tb testing.TB, server tfprotov6.ProviderServer, typeName string, raw []byte) *tfprotov6.DynamicValue {
+	tb.Helper()
 	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-		TypeName: "kubefed_federated_object", RawState: &tfprotov6.RawState{JSON: raw}})
+		TypeName: typeName, RawState: &tfprotov6.RawState{JSON: raw}})
 	if err != nil || len(resp.Diagnostics) > 0 {
 		tb.Fatalf("upgrade: %v %+v", err, resp.Diagnostics)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 // benchClusters are the members the plan benchmarks place each object on,
@@ -24,6 +26,7 @@ var benchClusters = []string{"a", "b", "c"}
 // cannedAPI answers GETs of the paths it holds, whatever their query, with
 // the JSON it holds for them, and 404 otherwise: the host or a member as a
 // no-change plan reads them, without any work of its own worth measuring.
+// A server-side apply (a PATCH) gets its object back, as written.
 type cannedAPI map[string][]byte
 
 func (c cannedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -31,6 +34,13 @@ func (c cannedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/selfsubjectaccessreviews") {
 		w.WriteHeader(http.StatusCreated)
 		_, _ = w.Write([]byte(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","status":{"allowed":true}}`))
+		return
+	}
+	if r.Method == http.MethodPatch {
+		// Read whole before the answer starts: a server may stop reading
+		// the request then.
+		body, _ := io.ReadAll(r.Body)
+		_, _ = w.Write(body)
 		return
 	}
 	body, ok := c[r.URL.Path]
@@ -42,21 +52,35 @@ func (c cannedAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// benchFederation is a host and the members of benchClusters holding
-// objects ConfigMaps bench-0, bench-1, ... as an apply of them leaves them:
-// each recorded in the host as a FederatedConfigMap placed on every member,
-// and held by every member.
+// benchFederation is a host and members holding the ConfigMaps of a
+// benchSet as an apply of them leaves them: each recorded in the host as a
+// FederatedConfigMap placed on every member, and held by every member.
 type benchFederation struct {
 	host    *httptest.Server
 	members []*httptest.Server
 }
 
+// benchSet is what a bench federation holds: ConfigMaps bench-0, bench-1,
+// ... on every one of clusters, recorded in the host for application, or
+// each as an object of its own when application is "".
+type benchSet struct {
+	objects     int
+	clusters    []string
+	application string
+}
+
+// newBenchFederation holds objects of their own on benchClusters.
 func newBenchFederation(tb testing.TB, objects int) *benchFederation {
+	tb.Helper()
+	return newSetFederation(tb, benchSet{objects: objects, clusters: benchClusters})
+}
+
+func newSetFederation(tb testing.TB, set benchSet) *benchFederation {
 	tb.Helper()
 	f := &benchFederation{}
 	var items, secrets []string
-	for _, name := range benchClusters {
-		m := httptest.NewServer(memberAPI(tb, objects))
+	for _, name := range set.clusters {
+		m := httptest.NewServer(memberAPI(tb, set.objects))
 		tb.Cleanup(m.Close)
 		f.members = append(f.members, m)
 		items = append(items, fmt.Sprintf(`{"apiVersion":"core.kubefed.io/v1beta1","kind":"KubeFedCluster",`+
@@ -77,12 +101,10 @@ func newBenchFederation(tb testing.TB, objects int) *benchFederation {
 			`{"apiVersion":"core.kubefed.io/v1beta1","kind":"KubeFedClusterList","metadata":{},"items":[` + strings.Join(items, ",") + `]}`),
 		"/api/v1/namespaces/kube-federation-system/secrets": []byte(
 			`{"apiVersion":"v1","kind":"SecretList","metadata":{},"items":[` + strings.Join(secrets, ",") + `]}`),
-		"/apis/core.kubefed.io/v1beta1/namespaces/kube-federation-system/federatedtypeconfigs/configmaps": []byte(
-			`{"apiVersion":"core.kubefed.io/v1beta1","kind":"FederatedTypeConfig","metadata":{"name":"configmaps",` +
-				`"namespace":"kube-federation-system"},"spec":{"targetType":{"version":"v1","kind":"ConfigMap","pluralName":"configmaps",` +
-				`"scope":"Namespaced"},"federatedType":{"group":"types.kubefed.io","version":"v1beta1","kind":"FederatedConfigMap",` +
-				`"pluralName":"federatedconfigmaps","scope":"Namespaced"},"propagation":"Enabled"}}`),
-		"/apis/types.kubefed.io/v1beta1/namespaces/default/federatedconfigmaps": hostObjects(tb, objects),
+		"/apis/core.kubefed.io/v1beta1/namespaces/kube-federation-system/federatedtypeconfigs/configmaps": []byte(configMapType),
+		"/apis/core.kubefed.io/v1beta1/namespaces/kube-federation-system/federatedtypeconfigs": []byte(
+			`{"apiVersion":"core.kubefed.io/v1beta1","kind":"FederatedTypeConfigList","metadata":{},"items":[` + configMapType + `]}`),
+		"/apis/types.kubefed.io/v1beta1/namespaces/default/federatedconfigmaps": hostObjects(tb, set),
 	}
 	for _, crd := range []string{"kubefedclusters.core.kubefed.io", "federatedtypeconfigs.core.kubefed.io",
 		"replicaschedulingpreferences.scheduling.kubefed.io", "federatedconfigmaps.types.kubefed.io"} {
@@ -95,30 +117,39 @@ func newBenchFederation(tb testing.TB, objects int) *benchFederation {
 	return f
 }
 
+// configMapType is the FederatedTypeConfig that enables ConfigMaps.
+const configMapType = `{"apiVersion":"core.kubefed.io/v1beta1","kind":"FederatedTypeConfig","metadata":{"name":"configmaps",` +
+	`"namespace":"kube-federation-system"},"spec":{"targetType":{"version":"v1","kind":"ConfigMap","pluralName":"configmaps",` +
+	`"scope":"Namespaced"},"federatedType":{"group":"types.kubefed.io","version":"v1beta1","kind":"FederatedConfigMap",` +
+	`"pluralName":"federatedconfigmaps","scope":"Namespaced"},"propagation":"Enabled"}}`
+
 // benchTemplate is object i's template, as benchObjectState has object 0's.
 func benchTemplate(i int) string {
 	return fmt.Sprintf("\"apiVersion\": \"v1\"\n\"data\":\n  \"index\": \"%d\"\n\"kind\": \"ConfigMap\"\n\"metadata\":\n"+
 		"  \"name\": \"bench-%d\"\n  \"namespace\": \"default\"\n", i, i)
 }
 
-// hostObjects is the list of the objects' FederatedConfigMaps, with the
+// hostObjects is the list of the set's FederatedConfigMaps, with the
 // template the engine derives for the host.
-func hostObjects(tb testing.TB, objects int) []byte {
+func hostObjects(tb testing.TB, set benchSet) []byte {
 	tb.Helper()
-	items := make([]any, 0, objects)
-	for i := range objects {
+	items := make([]any, 0, set.objects)
+	for i := range set.objects {
 		renderer, err := federation.NewRenderer(federation.RenderSpec{Template: benchTemplate(i), Namespaced: true})
 		if err != nil {
 			tb.Fatal(err)
 		}
 		var placed []any
-		for _, c := range benchClusters {
+		for _, c := range set.clusters {
 			placed = append(placed, map[string]any{"name": c})
 		}
+		metadata := map[string]any{"name": fmt.Sprintf("bench-%d", i), "namespace": "default",
+			"uid": fmt.Sprintf("fcm-%d", i), "resourceVersion": strconv.Itoa(100 + i), "generation": 1}
+		if set.application != "" {
+			metadata["labels"] = map[string]any{registry.ApplicationLabel: set.application}
+		}
 		items = append(items, map[string]any{
-			"apiVersion": "types.kubefed.io/v1beta1", "kind": "FederatedConfigMap",
-			"metadata": map[string]any{"name": fmt.Sprintf("bench-%d", i), "namespace": "default",
-				"uid": fmt.Sprintf("fcm-%d", i), "resourceVersion": strconv.Itoa(100 + i), "generation": 1},
+			"apiVersion": "types.kubefed.io/v1beta1", "kind": "FederatedConfigMap", "metadata": metadata,
 			"spec": map[string]any{"template": renderer.HostTemplate(), "placement": map[string]any{"clusters": placed}},
 		})
 	}
