@@ -106,10 +106,10 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 		return nil, err
 	}
 	SetRateLimit(restConfig, c.QPS, c.Burst)
-	LimitInFlight(restConfig, c.RequestsInFlight)
 	if c.Timeout > 0 {
 		restConfig.Timeout = c.Timeout
 	}
+	LimitInFlight(restConfig, c.RequestsInFlight)
 	if c.UserAgent != "" {
 		restConfig.UserAgent = c.UserAgent
 	}

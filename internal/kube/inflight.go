@@ -1,7 +1,10 @@
 package kube
 
 import (
+	"context"
+	"io"
 	"net/http"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
@@ -19,18 +22,26 @@ const DefaultRequestsInFlight = 32
 // answer at once; all the clients built from cfg share the bound, which
 // holds each request from when it is sent until its answer's headers
 // arrive (a body is read outside it). A request waiting for its turn gives
-// up when its context ends. n <= 0 leaves cfg unbounded.
+// up when its context ends. cfg's Timeout, set before, bounds each request
+// from when it is sent, as without the bound, not while it waits for its
+// turn: a large run's last requests would otherwise time out before they
+// leave. n <= 0 leaves cfg unbounded.
 func LimitInFlight(cfg *rest.Config, n int) {
 	if n <= 0 {
 		return
 	}
 	slots := make(chan struct{}, n)
-	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper { return inFlight{next: next, slots: slots} })
+	timeout := cfg.Timeout
+	cfg.Timeout = 0
+	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
+		return inFlight{next: next, slots: slots, timeout: timeout}
+	})
 }
 
 type inFlight struct {
-	next  http.RoundTripper
-	slots chan struct{}
+	next    http.RoundTripper
+	slots   chan struct{}
+	timeout time.Duration
 }
 
 func (f inFlight) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -40,7 +51,29 @@ func (f inFlight) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, req.Context().Err()
 	}
 	defer func() { <-f.slots }()
-	return f.next.RoundTrip(req)
+	if f.timeout <= 0 {
+		return f.next.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), f.timeout)
+	resp, err := f.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose ends a request's timeout once its body is closed: the body
+// is read under it, as a client's Timeout bounds the reading too.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelOnClose) Close() error {
+	defer c.cancel()
+	return c.ReadCloser.Close()
 }
 
 // WrappedRoundTripper lets client-go reach the transport underneath, to

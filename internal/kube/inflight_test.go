@@ -108,3 +108,46 @@ func TestLimitInFlightGivesUpWaitingWhenTheContextEnds(t *testing.T) {
 		t.Errorf("a request waiting for its turn past its deadline: %v, want the deadline", err)
 	}
 }
+
+// A request's timeout runs from when it is sent: requests queued behind
+// one another, together far longer than the timeout, each get their
+// answer, and one the server holds longer than the timeout fails.
+func TestLimitInFlightTimesRequestsFromWhenTheyAreSent(t *testing.T) {
+	const timeout, serving, queued = 300 * time.Millisecond, 100 * time.Millisecond, 6
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		wait := serving
+		if r.URL.Path == "/api/v1/namespaces/n/configmaps/held" {
+			wait = 2 * timeout
+		}
+		select {
+		case <-time.After(wait):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n"}}`))
+	}))
+	defer server.Close()
+	cfg := &rest.Config{Host: server.URL, Timeout: timeout}
+	LimitInFlight(cfg, 1)
+	clients, err := NewClientFactory().NewClients(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(name string) error {
+		_, err := clients.Kubernetes.CoreV1().ConfigMaps("n").Get(context.Background(), name, metav1.GetOptions{})
+		return err
+	}
+	errs := make(chan error, queued)
+	for range queued {
+		go func() { errs <- get("c") }()
+	}
+	for range queued {
+		if err := <-errs; err != nil {
+			t.Errorf("%d requests of %s each, one at a time under a timeout of %s: %v, want every answer", queued, serving, timeout, err)
+		}
+	}
+	if err := get("held"); err == nil {
+		t.Error("a request the server held past its timeout was answered")
+	}
+}

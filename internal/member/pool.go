@@ -95,8 +95,8 @@ func (p *Pool) Clients(name string, conn Connection) (*kube.Clients, error) {
 		return nil, fmt.Errorf("cluster %q: %w", name, err)
 	}
 	kube.SetRateLimit(cfg, p.settings.QPS, p.settings.Burst)
-	kube.LimitInFlight(cfg, p.settings.RequestsInFlight)
 	cfg.Timeout = p.settings.RequestTimeout
+	kube.LimitInFlight(cfg, p.settings.RequestsInFlight)
 	cfg.UserAgent = p.settings.UserAgent
 	if cfg, err = p.takeAhead(name, conn, cfg); err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", name, err)
