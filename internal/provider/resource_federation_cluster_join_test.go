@@ -929,7 +929,7 @@ func TestAccFederationCluster_joinTokenRotation(t *testing.T) {
 							return nil
 						}
 					}
-					return fmt.Errorf("the former token, 30 s after the renewal: %v, want it rejected as unauthorized", err)
+					return fmt.Errorf("the former token, 30 s after the renewal: %w, want it rejected as unauthorized", err)
 				},
 			},
 		},
