@@ -3,6 +3,7 @@
 package objectset
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"testing"
@@ -19,14 +20,7 @@ func TestTestBuildExitsAfterTheNamedHostWrite(t *testing.T) {
 		id       string
 		wantExit int
 	}{{"configmaps/shop/settings", 3}, {"configmaps/shop/other", 0}} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTestBuildExitsAfterTheNamedHostWrite$")
-		cmd.Env = append(os.Environ(), "KUBEFED_TEST_EXIT_CHILD="+tt.id, "KUBEFED_TEST_EXIT_AFTER_HOST_WRITE=configmaps/shop/settings")
-		err := cmd.Run()
-		code := 0
-		if exit, ok := err.(*exec.ExitError); ok {
-			code = exit.ExitCode()
-		}
-		if code != tt.wantExit {
+		if code := childExit(t, "TestTestBuildExitsAfterTheNamedHostWrite", tt.id, "KUBEFED_TEST_EXIT_AFTER_HOST_WRITE"); code != tt.wantExit {
 			t.Errorf("a write of %s exited with %d, want %d", tt.id, code, tt.wantExit)
 		}
 	}
@@ -43,15 +37,23 @@ func TestTestBuildExitsAfterTheNamedMemberWrites(t *testing.T) {
 		id       string
 		wantExit int
 	}{{"configmaps/shop/settings", 3}, {"configmaps/shop/third", 0}} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTestBuildExitsAfterTheNamedMemberWrites$")
-		cmd.Env = append(os.Environ(), "KUBEFED_TEST_EXIT_CHILD="+tt.id, "KUBEFED_TEST_EXIT_AFTER_MEMBER_WRITES=configmaps/shop/settings")
-		err := cmd.Run()
-		code := 0
-		if exit, ok := err.(*exec.ExitError); ok {
-			code = exit.ExitCode()
-		}
-		if code != tt.wantExit {
+		if code := childExit(t, "TestTestBuildExitsAfterTheNamedMemberWrites", tt.id, "KUBEFED_TEST_EXIT_AFTER_MEMBER_WRITES"); code != tt.wantExit {
 			t.Errorf("the member writes of a set holding %s exited with %d, want %d", tt.id, code, tt.wantExit)
 		}
 	}
+}
+
+// childExit runs test again in a child process working on id, with hook
+// naming configmaps/shop/settings, and returns the child's exit code.
+func childExit(t *testing.T, test, id, hook string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), "KUBEFED_TEST_EXIT_CHILD="+id, hook+"=configmaps/shop/settings")
+	var exit *exec.ExitError
+	if err := cmd.Run(); errors.As(err, &exit) {
+		return exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %s: %v", test, err)
+	}
+	return 0
 }

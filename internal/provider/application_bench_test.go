@@ -105,14 +105,7 @@ func newBenchApplication(ctx context.Context, tb testing.TB, server tfprotov6.Pr
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, computed := range []string{"id", "objects", "placed_clusters", "rollout_plan", "rendered", "cluster_status",
-		"cluster_health", "host_records"} {
-		attrs[computed] = nil
-	}
-	config, err := json.Marshal(attrs)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	config := applicationConfigOf(tb, attrs)
 	return benchApplication{rawState: state, config: upgraded(ctx, tb, server, applicationTypeName, config), typ: typ}
 }
 
@@ -292,14 +285,7 @@ func newBenchUpdate(ctx context.Context, tb testing.TB, server tfprotov6.Provide
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, computed := range []string{"id", "objects", "placed_clusters", "rollout_plan", "rendered", "cluster_status",
-		"cluster_health", "host_records"} {
-		attrs[computed] = nil
-	}
-	config, err := json.Marshal(attrs)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	config := applicationConfigOf(tb, attrs)
 	return benchUpdate{prior: upgraded(ctx, tb, server, applicationTypeName, app.rawState),
 		config:   upgraded(ctx, tb, server, applicationTypeName, config),
 		proposed: upgraded(ctx, tb, server, applicationTypeName, proposed)}
@@ -375,4 +361,19 @@ func BenchmarkApplicationApply(b *testing.B) {
 			})
 		}
 	}
+}
+
+// applicationConfigOf is the configuration of the application whose state
+// attrs holds: the state without its computed attributes.
+func applicationConfigOf(tb testing.TB, attrs map[string]any) []byte {
+	tb.Helper()
+	for _, computed := range []string{"id", "objects", "placed_clusters", "rollout_plan", "rendered", "cluster_status",
+		"cluster_health", "host_records"} {
+		attrs[computed] = nil
+	}
+	config, err := json.Marshal(attrs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return config
 }
