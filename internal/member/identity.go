@@ -119,3 +119,27 @@ func (p *Pool) Confirm(ctx context.Context, name string, conn Connection, record
 	})
 	return ConfirmIdentity(name, recorded, shared.answered, shared.err)
 }
+
+// ConfirmRegistrationUpdate decides whether an update of a registration
+// may write the new endpoint and credentials: they must reach the cluster
+// whose identity the registration recorded, read when the update probed
+// them. Only require_ready = false (moving the name to another cluster on
+// purpose, or registering one that cannot answer) skips the comparison; a
+// registration that recorded no identity has nothing to compare.
+func ConfirmRegistrationUpdate(cluster, recorded, answered string, readErr error, requireReady bool) error {
+	switch {
+	case !requireReady || recorded == "":
+		return nil
+	case readErr != nil:
+		return fmt.Errorf("cannot confirm that the updated endpoint and credentials reach cluster %q, the one registered (its "+
+			"kube-system namespace had UID %s): %w. The registration was not changed. Grant the new credentials get on "+
+			"namespace %s, or set require_ready = false for the apply that changes them", cluster, recorded, readErr, identityNamespace)
+	case answered != recorded:
+		return fmt.Errorf("the updated endpoint and credentials of cluster %q reach another cluster: its kube-system namespace "+
+			"has UID %s, where the registration recorded %s. The registration was not changed. Fix api_endpoint (or the "+
+			"credentials) to reach the registered cluster; to move the name to another cluster on purpose, set "+
+			"require_ready = false for that apply, or destroy the registration and register the other cluster anew",
+			cluster, answered, recorded)
+	}
+	return nil
+}

@@ -108,3 +108,42 @@ func TestPoolConfirm_readsTheIdentityOnce(t *testing.T) {
 		t.Errorf("the identity was read %d times, want once", n)
 	}
 }
+
+func TestConfirmRegistrationUpdate(t *testing.T) {
+	readErr := errors.New("forbidden")
+	tests := []struct {
+		name               string
+		recorded, answered string
+		readErr            error
+		requireReady       bool
+		wantErr            []string
+	}{
+		{name: "same cluster", recorded: "a", answered: "a", requireReady: true},
+		{name: "nothing recorded", answered: "b", requireReady: true},
+		{name: "another cluster", recorded: "a", answered: "b", requireReady: true,
+			wantErr: []string{`cluster "c" reach another cluster`, "UID b", "recorded a", "was not changed", "require_ready = false"}},
+		{name: "another cluster moved on purpose", recorded: "a", answered: "b"},
+		{name: "identity unreadable", recorded: "a", readErr: readErr, requireReady: true,
+			wantErr: []string{"cannot confirm", `cluster "c"`, "UID a", "forbidden", "was not changed", "get on namespace kube-system"}},
+		{name: "identity unreadable without require_ready", recorded: "a", readErr: readErr},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ConfirmRegistrationUpdate("c", tt.recorded, tt.answered, tt.readErr, tt.requireReady)
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("got %v, want no error", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("got no error, want one saying %q", tt.wantErr)
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -165,7 +165,7 @@ func unregisteredClusterDetail(name, namespace string, registered []string, list
 // warning when the registration skips TLS checks that the connection's
 // attributes cannot skip, or an error saying which credentials are missing.
 func registeredConnection(c registry.Cluster, namespace string) (clusterConnectionModel, string, error) {
-	if err := missingCredentials(c, namespace); err != nil {
+	if err := c.MissingCredentials(namespace); err != nil {
 		return clusterConnectionModel{}, "", err
 	}
 	conn := c.Connection
@@ -193,29 +193,4 @@ func registeredConnection(c registry.Cluster, namespace string) (clusterConnecti
 		Insecure:             types.BoolValue(insecure),
 		ProxyURL:             nullIfEmpty(conn.ProxyURL),
 	}, warning, nil
-}
-
-// missingCredentials says what is missing for c's credentials to
-// authenticate: a token, or a client certificate with its key.
-func missingCredentials(c registry.Cluster, namespace string) error {
-	conn := c.Connection
-	hasCert, hasKey := len(conn.ClientCertificate) > 0, len(conn.ClientKey) > 0
-	secret := fmt.Sprintf("%s/%s", namespace, c.SecretName)
-	switch {
-	case c.SecretName == "":
-		return fmt.Errorf("the KubeFedCluster %s/%s names no credential Secret (spec.secretRef.name); "+
-			"register the cluster again with a token or a client certificate", namespace, c.Name)
-	case hasCert != hasKey && conn.Token == "":
-		missing, present := registry.SecretKeyClientKey, registry.SecretKeyClientCertificate
-		if hasKey {
-			missing, present = present, missing
-		}
-		return fmt.Errorf("the credential Secret %s of cluster %q holds %s without %s; add %s to it, or register the "+
-			"cluster again with a token", secret, c.Name, present, missing, missing)
-	case conn.Token == "" && !hasCert:
-		return fmt.Errorf("the credential Secret %s of cluster %q is missing or holds neither %s nor %s and %s; "+
-			"register the cluster again with a token or a client certificate", secret, c.Name,
-			registry.SecretKeyToken, registry.SecretKeyClientCertificate, registry.SecretKeyClientKey)
-	}
-	return nil
 }

@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/lab"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
 // A registration repointed by hand in the host at another member (its
@@ -60,6 +62,64 @@ resource "kubefed_federated_object" "settings" {
 					repoint(t, host, name, l.Cluster("berlin"))
 				},
 				Config: config("warn"),
+			},
+		},
+	})
+}
+
+// A registration whose endpoint now answers as another cluster than the
+// one it recorded (the cluster behind a stable address rebuilt or
+// swapped, made here by recording berlin's identity for a registration of
+// new-york) is refused by an update that leaves the endpoint as it is, so
+// the plan has nothing new to probe: apply compares, names both
+// identities and changes nothing in the host. require_ready = false moves
+// the name on purpose.
+func TestAccIdentity_updateReachingAnotherClusterIsRefusedAtApply(t *testing.T) {
+	const name = "idu-swapped"
+	host := newHostClients(t)
+	t.Cleanup(func() { deleteClusters(t, host, name) })
+	berlin, newYork := memberIdentity(t, "berlin"), memberIdentity(t, "new-york")
+	config := func(tier string, requireReady bool) string {
+		return acctest.HostProviderConfig(t) + memberBlock("swapped", name, "new-york",
+			fmt.Sprintf("  labels        = { tier = %q }\n  require_ready = %t", tier, requireReady))(t)
+	}
+	recorded := func(wantTier, wantIdentity string) {
+		t.Helper()
+		obj, err := host.dynamic.Resource(kubeFedClusters).Namespace(federationNamespace).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := obj.GetLabels()["tier"]; got != wantTier {
+			t.Errorf("the host records tier %q, want %q", got, wantTier)
+		}
+		if got := obj.GetAnnotations()[registry.IdentityAnnotation]; got != wantIdentity {
+			t.Errorf("the host records identity %q, want %q", got, wantIdentity)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("one", true)},
+			{
+				PreConfig: func() {
+					recorded("one", newYork)
+					patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, registry.IdentityAnnotation, berlin)
+					if _, err := host.dynamic.Resource(kubeFedClusters).Namespace(federationNamespace).Patch(context.Background(), name,
+						k8stypes.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("two", true),
+				ExpectError: acctest.ErrorMatching(`Cannot update the registration of cluster "`+name+`"`, "UID "+newYork,
+					"recorded "+berlin, "was not changed", "require_ready = false"),
+			},
+			{
+				PreConfig: func() { recorded("one", berlin) },
+				Config:    config("two", false),
+				Check: func(*terraform.State) error {
+					recorded("two", newYork)
+					return nil
+				},
 			},
 		},
 	})

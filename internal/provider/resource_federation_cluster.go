@@ -824,7 +824,7 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 		return
 	}
 
-	probe, identity := r.probeWhile(ctx, cluster, how, diags)
+	probe, identity, identityErr := r.probeWhile(ctx, cluster, how, diags)
 	if diags.HasError() {
 		return
 	}
@@ -834,6 +834,12 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 	if plan.RequireReady.ValueBool() && !probe.Ready {
 		diags.AddAttributeError(path.Root("api_endpoint"), fmt.Sprintf("Cluster %q is not ready", cluster.Name),
 			fmt.Sprintf("%s (%s).\n\nSet require_ready = false to register the cluster anyway.", probe.Message, probe.Reason))
+		return
+	}
+	if !how.creating {
+		r.confirmSameCluster(ctx, cluster.Name, identity, identityErr, plan.RequireReady.ValueBool(), diags)
+	}
+	if diags.HasError() {
 		return
 	}
 
@@ -868,27 +874,38 @@ func (r *federationClusterResource) write(ctx context.Context, plan *federationC
 // probeWhile probes the member, and reads its identity, while how's check
 // of the host runs, and returns both once all are done. An identity that
 // cannot be read is left empty: the registration records none.
-func (r *federationClusterResource) probeWhile(ctx context.Context, c registry.Cluster, how registration, diags *diag.Diagnostics) (member.ProbeResult, string) {
-	var identity string
-	var probe member.ProbeResult
+func (r *federationClusterResource) probeWhile(ctx context.Context, c registry.Cluster, how registration,
+	diags *diag.Diagnostics) (probe member.ProbeResult, identity string, identityErr error) {
 	overlap.All(
 		func() {
 			if how.check != nil {
 				how.check(ctx, diags)
 			}
 		},
-		func() {
-			var err error
-			if identity, err = member.Identity(ctx, c.Name, c.Connection); err != nil {
-				tflog.Debug(ctx, "cannot read the member's identity", map[string]any{"cluster": c.Name, "error": err.Error()})
-			}
-		},
+		func() { identity, identityErr = member.Identity(ctx, c.Name, c.Connection) },
 		func() { probe = r.probe(ctx, c, how.joined) },
 	)
 	tflog.Debug(ctx, "probed member cluster", map[string]any{
 		"cluster": c.Name, "endpoint": c.Connection.APIEndpoint, "reason": probe.Reason,
 	})
-	return probe, identity
+	return probe, identity, identityErr
+}
+
+// confirmSameCluster fails an update whose endpoint and credentials reach
+// another cluster than the one whose identity the host recorded under the
+// name (member.ConfirmRegistrationUpdate): the plan compares them only
+// when it knows them, apply always.
+func (r *federationClusterResource) confirmSameCluster(ctx context.Context, name, answered string, readErr error, requireReady bool,
+	diags *diag.Diagnostics) {
+	snapshot, err := r.data.snapshot(ctx)
+	if err != nil {
+		diags.AddError("Cannot read the cluster from the host", err.Error())
+		return
+	}
+	registered, _ := snapshot.Cluster(name)
+	if err := member.ConfirmRegistrationUpdate(name, registered.Identity, answered, readErr, requireReady); err != nil {
+		diags.AddAttributeError(path.Root("api_endpoint"), fmt.Sprintf("Cannot update the registration of cluster %q", name), err.Error())
+	}
 }
 
 // joinSettle bounds how long a probe may find a token just joined not

@@ -486,3 +486,28 @@ func healthOf(status *kubeFedClusterStatus) ClusterHealth {
 	}
 	return h
 }
+
+// MissingCredentials says what is missing for c's credentials to
+// authenticate: a token, or a client certificate with its key.
+func (c Cluster) MissingCredentials(namespace string) error {
+	conn := c.Connection
+	hasCert, hasKey := len(conn.ClientCertificate) > 0, len(conn.ClientKey) > 0
+	secret := fmt.Sprintf("%s/%s", namespace, c.SecretName)
+	switch {
+	case c.SecretName == "":
+		return fmt.Errorf("the KubeFedCluster %s/%s names no credential Secret (spec.secretRef.name); "+
+			"register the cluster again with a token or a client certificate", namespace, c.Name)
+	case hasCert != hasKey && conn.Token == "":
+		missing, present := SecretKeyClientKey, SecretKeyClientCertificate
+		if hasKey {
+			missing, present = present, missing
+		}
+		return fmt.Errorf("the credential Secret %s of cluster %q holds %s without %s; add %s to it, or register the "+
+			"cluster again with a token", secret, c.Name, present, missing, missing)
+	case conn.Token == "" && !hasCert:
+		return fmt.Errorf("the credential Secret %s of cluster %q is missing or holds neither %s nor %s and %s; "+
+			"register the cluster again with a token or a client certificate", secret, c.Name,
+			SecretKeyToken, SecretKeyClientCertificate, SecretKeyClientKey)
+	}
+	return nil
+}
