@@ -40,12 +40,19 @@ const serviceAccountNameAnnotation = corev1.ServiceAccountNameKey
 // `kubefedctl join` names them: a ServiceAccount `<cluster>-<host>` in the
 // federation namespace, a ClusterRole and ClusterRoleBinding
 // `kubefed-controller-manager:<service account>`, and the account's token
-// Secret `<service account>-token`.
+// Secret `<service account>-token`. The read-only account that plans with
+// `read_only = true` is `<service account>-reader` beside it, with its token
+// Secret `<service account>-reader-token` and ClusterRole and
+// ClusterRoleBinding `kubefed-reader:<service account>`.
 type JoinNames struct {
 	Namespace      string
 	ServiceAccount string
 	TokenSecret    string
 	ClusterRole    string
+
+	ReaderServiceAccount string
+	ReaderTokenSecret    string
+	ReaderClusterRole    string
 }
 
 // NewJoinNames returns the names of the join of cluster to the federation
@@ -57,9 +64,11 @@ func NewJoinNames(namespace, cluster, host string) JoinNames {
 // JoinNamesOf returns the names of a join from its ServiceAccount's, which
 // the others derive from.
 func JoinNamesOf(namespace, serviceAccount string) JoinNames {
+	reader := serviceAccount + "-reader"
 	return JoinNames{
 		Namespace: namespace, ServiceAccount: serviceAccount,
 		TokenSecret: serviceAccount + "-token", ClusterRole: "kubefed-controller-manager:" + serviceAccount,
+		ReaderServiceAccount: reader, ReaderTokenSecret: reader + "-token", ReaderClusterRole: "kubefed-reader:" + serviceAccount,
 	}
 }
 
@@ -91,8 +100,10 @@ func HostClusterName(s string) string {
 }
 
 // Join is what joining one member creates there: the federation namespace,
-// the federation's ServiceAccount with a long-lived token, and a ClusterRole
-// of MemberRules bound to it. Apply and Remove are idempotent.
+// the federation's ServiceAccount with a long-lived token and a
+// ClusterRole of MemberRules bound to it, and a read-only ServiceAccount
+// with its token and a ClusterRole of ReaderRules, the registration's read
+// credentials. Apply and Remove are idempotent.
 type Join struct {
 	// Cluster is the member's name in the federation, for messages.
 	Cluster      string
@@ -101,46 +112,85 @@ type Join struct {
 	FieldManager string
 	// TokenTimeout bounds each wait; zero means DefaultTokenTimeout.
 	TokenTimeout time.Duration
-	// RenewToken replaces the token Secret, so that the member issues a
-	// new token and rejects the one it held from then on.
+	// RenewToken replaces both token Secrets, so that the member issues
+	// new tokens and rejects the ones it held from then on.
 	RenewToken bool
+}
+
+// Tokens are the tokens a join returns: the federation's, which writes,
+// and the read-only account's.
+type Tokens struct {
+	Write, Read string
+}
+
+// account is one ServiceAccount of a join, with its token Secret and the
+// ClusterRole bound to it.
+type account struct {
+	serviceAccount, tokenSecret, clusterRole string
+	rules                                    []rbacv1.PolicyRule
+}
+
+// accounts are the federation's account and the read-only one.
+func (j Join) accounts() []account {
+	n := j.Names
+	return []account{
+		{n.ServiceAccount, n.TokenSecret, n.ClusterRole, MemberRules(j.Types)},
+		{n.ReaderServiceAccount, n.ReaderTokenSecret, n.ReaderClusterRole, ReaderRules(j.Types)},
+	}
 }
 
 // Apply creates what is missing and brings the rest up to date with
 // server-side apply, then waits for the member's token controller to fill
-// the token Secret and returns the token.
-func (j Join) Apply(ctx context.Context, client kubernetes.Interface) (string, error) {
+// both token Secrets and returns the tokens.
+func (j Join) Apply(ctx context.Context, client kubernetes.Interface) (Tokens, error) {
 	if err := j.ensureNamespace(ctx, client); err != nil {
-		return "", err
+		return Tokens{}, err
 	}
-	n := j.Names
+	accounts := j.accounts()
+	for _, a := range accounts {
+		if err := j.applyAccount(ctx, client, a); err != nil {
+			return Tokens{}, err
+		}
+	}
+	write, err := j.waitToken(ctx, client, accounts[0])
+	if err != nil {
+		return Tokens{}, err
+	}
+	read, err := j.waitToken(ctx, client, accounts[1])
+	return Tokens{Write: write, Read: read}, err
+}
+
+// applyAccount applies one account of the join: its ServiceAccount, its
+// token Secret (renewed first when asked), its ClusterRole and binding.
+func (j Join) applyAccount(ctx context.Context, client kubernetes.Interface, a account) error {
+	ns := j.Names.Namespace
 	opts := metav1.ApplyOptions{FieldManager: j.FieldManager, Force: true}
-	sa := corev1apply.ServiceAccount(n.ServiceAccount, n.Namespace).WithAutomountServiceAccountToken(false)
-	if _, err := client.CoreV1().ServiceAccounts(n.Namespace).Apply(ctx, sa, opts); err != nil {
-		return "", j.fail("join: creating ServiceAccount "+n.Namespace+"/"+n.ServiceAccount, err)
+	sa := corev1apply.ServiceAccount(a.serviceAccount, ns).WithAutomountServiceAccountToken(false)
+	if _, err := client.CoreV1().ServiceAccounts(ns).Apply(ctx, sa, opts); err != nil {
+		return j.fail("join: creating ServiceAccount "+ns+"/"+a.serviceAccount, err)
 	}
-	if err := j.revokeToken(ctx, client); err != nil {
-		return "", err
+	if err := j.revokeToken(ctx, client, a); err != nil {
+		return err
 	}
-	secret := corev1apply.Secret(n.TokenSecret, n.Namespace).WithType(corev1.SecretTypeServiceAccountToken).
-		WithAnnotations(map[string]string{serviceAccountNameAnnotation: n.ServiceAccount})
-	if _, err := client.CoreV1().Secrets(n.Namespace).Apply(ctx, secret, opts); err != nil {
-		return "", j.fail("join: creating the token Secret "+n.Namespace+"/"+n.TokenSecret, err)
+	secret := corev1apply.Secret(a.tokenSecret, ns).WithType(corev1.SecretTypeServiceAccountToken).
+		WithAnnotations(map[string]string{serviceAccountNameAnnotation: a.serviceAccount})
+	if _, err := client.CoreV1().Secrets(ns).Apply(ctx, secret, opts); err != nil {
+		return j.fail("join: creating the token Secret "+ns+"/"+a.tokenSecret, err)
 	}
-	role := rbacv1apply.ClusterRole(n.ClusterRole)
-	for _, r := range MemberRules(j.Types) {
+	role := rbacv1apply.ClusterRole(a.clusterRole)
+	for _, r := range a.rules {
 		role.WithRules(policyRule(r))
 	}
 	if _, err := client.RbacV1().ClusterRoles().Apply(ctx, role, opts); err != nil {
-		return "", j.fail("join: writing ClusterRole "+n.ClusterRole, err)
+		return j.fail("join: writing ClusterRole "+a.clusterRole, err)
 	}
-	binding := rbacv1apply.ClusterRoleBinding(n.ClusterRole).
-		WithRoleRef(rbacv1apply.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(n.ClusterRole)).
-		WithSubjects(rbacv1apply.Subject().WithKind(rbacv1.ServiceAccountKind).WithName(n.ServiceAccount).WithNamespace(n.Namespace))
+	binding := rbacv1apply.ClusterRoleBinding(a.clusterRole).
+		WithRoleRef(rbacv1apply.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(a.clusterRole)).
+		WithSubjects(rbacv1apply.Subject().WithKind(rbacv1.ServiceAccountKind).WithName(a.serviceAccount).WithNamespace(ns))
 	if _, err := client.RbacV1().ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
-		return "", j.fail("join: writing ClusterRoleBinding "+n.ClusterRole, err)
+		return j.fail("join: writing ClusterRoleBinding "+a.clusterRole, err)
 	}
-	return j.waitToken(ctx, client)
+	return nil
 }
 
 // RenewsToken reports whether a join's token rotation trigger, changed
@@ -150,54 +200,65 @@ func RenewsToken(prior, planned string) bool {
 	return planned != "" && planned != prior
 }
 
-// revokeToken deletes the token Secret of a join that renews its token:
-// the member's authenticator rejects a Secret's token once the Secret is
-// gone, and the Secret created again in its place holds a new one.
-func (j Join) revokeToken(ctx context.Context, client kubernetes.Interface) error {
+// revokeToken deletes an account's token Secret when the join renews its
+// tokens: the member's authenticator rejects a Secret's token once the
+// Secret is gone, and the Secret created again in its place holds a new one.
+func (j Join) revokeToken(ctx context.Context, client kubernetes.Interface, a account) error {
 	if !j.RenewToken {
 		return nil
 	}
-	n := j.Names
-	err := client.CoreV1().Secrets(n.Namespace).Delete(ctx, n.TokenSecret, metav1.DeleteOptions{})
+	ns := j.Names.Namespace
+	err := client.CoreV1().Secrets(ns).Delete(ctx, a.tokenSecret, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
-		return j.fail("join: revoking the token (deleting Secret "+n.Namespace+"/"+n.TokenSecret+")", err)
+		return j.fail("join: revoking the token (deleting Secret "+ns+"/"+a.tokenSecret+")", err)
 	}
 	return nil
 }
 
-// Remove deletes what Apply created, as `kubefedctl unjoin` does: the
-// binding, the role, the token Secret and the ServiceAccount, and the
+// Remove deletes what Apply created, as `kubefedctl unjoin` does: each
+// account's binding, role, token Secret and ServiceAccount, and the
 // namespace when a join created it and no other join uses it. What is
 // already gone is fine.
 func (j Join) Remove(ctx context.Context, client kubernetes.Interface) error {
-	n := j.Names
+	for _, a := range j.accounts() {
+		if err := j.removeAccount(ctx, client, a); err != nil {
+			return err
+		}
+	}
+	if keep, err := j.keepNamespace(ctx, client); keep || err != nil {
+		return err
+	}
+	ns := j.Names.Namespace
+	if err := client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return j.fail("unjoin: deleting namespace "+ns, err)
+	}
+	return nil
+}
+
+// removeAccount deletes one account of the join.
+func (j Join) removeAccount(ctx context.Context, client kubernetes.Interface, a account) error {
+	ns := j.Names.Namespace
 	deletes := []struct {
 		what string
 		del  func() error
 	}{
-		{"ClusterRoleBinding " + n.ClusterRole, func() error {
-			return client.RbacV1().ClusterRoleBindings().Delete(ctx, n.ClusterRole, metav1.DeleteOptions{})
+		{"ClusterRoleBinding " + a.clusterRole, func() error {
+			return client.RbacV1().ClusterRoleBindings().Delete(ctx, a.clusterRole, metav1.DeleteOptions{})
 		}},
-		{"ClusterRole " + n.ClusterRole, func() error {
-			return client.RbacV1().ClusterRoles().Delete(ctx, n.ClusterRole, metav1.DeleteOptions{})
+		{"ClusterRole " + a.clusterRole, func() error {
+			return client.RbacV1().ClusterRoles().Delete(ctx, a.clusterRole, metav1.DeleteOptions{})
 		}},
-		{"the token Secret " + n.Namespace + "/" + n.TokenSecret, func() error {
-			return client.CoreV1().Secrets(n.Namespace).Delete(ctx, n.TokenSecret, metav1.DeleteOptions{})
+		{"the token Secret " + ns + "/" + a.tokenSecret, func() error {
+			return client.CoreV1().Secrets(ns).Delete(ctx, a.tokenSecret, metav1.DeleteOptions{})
 		}},
-		{"ServiceAccount " + n.Namespace + "/" + n.ServiceAccount, func() error {
-			return client.CoreV1().ServiceAccounts(n.Namespace).Delete(ctx, n.ServiceAccount, metav1.DeleteOptions{})
+		{"ServiceAccount " + ns + "/" + a.serviceAccount, func() error {
+			return client.CoreV1().ServiceAccounts(ns).Delete(ctx, a.serviceAccount, metav1.DeleteOptions{})
 		}},
 	}
 	for _, d := range deletes {
 		if err := d.del(); err != nil && !apierrors.IsNotFound(err) {
 			return j.fail("unjoin: deleting "+d.what, err)
 		}
-	}
-	if keep, err := j.keepNamespace(ctx, client); keep || err != nil {
-		return err
-	}
-	if err := client.CoreV1().Namespaces().Delete(ctx, n.Namespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return j.fail("unjoin: deleting namespace "+n.Namespace, err)
 	}
 	return nil
 }
@@ -221,7 +282,7 @@ func (j Join) keepNamespace(ctx context.Context, client kubernetes.Interface) (b
 		return true, j.fail("unjoin: listing the ServiceAccounts of namespace "+n.Namespace, err)
 	}
 	for _, a := range accounts.Items {
-		if a.Name != "default" && a.Name != n.ServiceAccount && a.DeletionTimestamp == nil {
+		if a.Name != "default" && a.Name != n.ServiceAccount && a.Name != n.ReaderServiceAccount && a.DeletionTimestamp == nil {
 			return true, nil
 		}
 	}
@@ -276,17 +337,17 @@ func (j Join) timeout() time.Duration {
 	return j.TokenTimeout
 }
 
-// waitToken polls the token Secret until the member's token controller
-// has written the token into it.
-func (j Join) waitToken(ctx context.Context, client kubernetes.Interface) (string, error) {
+// waitToken polls an account's token Secret until the member's token
+// controller has written the token into it.
+func (j Join) waitToken(ctx context.Context, client kubernetes.Interface, a account) (string, error) {
 	timeout := j.timeout()
-	n := j.Names
+	ns := j.Names.Namespace
 	var token string
 	var last error
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		// An error is remembered, not returned: the controller may replace a
 		// Secret it finds stale, so the Secret may be missing for a moment.
-		secret, err := client.CoreV1().Secrets(n.Namespace).Get(ctx, n.TokenSecret, metav1.GetOptions{})
+		secret, err := client.CoreV1().Secrets(ns).Get(ctx, a.tokenSecret, metav1.GetOptions{})
 		last = err
 		if err == nil {
 			token = string(secret.Data[corev1.ServiceAccountTokenKey])
@@ -297,12 +358,12 @@ func (j Join) waitToken(ctx context.Context, client kubernetes.Interface) (strin
 		return token, nil
 	}
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("cluster %q: waiting for the token of ServiceAccount %s/%s: %w", j.Cluster, n.Namespace, n.ServiceAccount, ctx.Err())
+		return "", fmt.Errorf("cluster %q: waiting for the token of ServiceAccount %s/%s: %w", j.Cluster, ns, a.serviceAccount, ctx.Err())
 	}
 	msg := fmt.Sprintf("cluster %q: the token Secret %s/%s was not filled within %s: the cluster's token controller "+
 		"(kube-controller-manager's serviceaccount-token controller, which needs --service-account-private-key-file) "+
 		"does not seem to run there; start it, or register the cluster without join, with a token of your own",
-		j.Cluster, n.Namespace, n.TokenSecret, timeout)
+		j.Cluster, ns, a.tokenSecret, timeout)
 	if last != nil {
 		msg += fmt.Sprintf(" (last error reading the Secret: %v)", last)
 	}

@@ -79,43 +79,54 @@ func TestJoinRenewTokenReplacesTheSecret(t *testing.T) {
 		j := testJoin()
 		j.RenewToken = renew
 		// The token controller's part: fill the Secret once it is applied.
-		client.PrependReactor("patch", "secrets", func(action k8stesting.Action) (bool, runtime.Object, error) {
-			go fillToken(client, j.Names, "issued-after-patch")
-			return false, nil, nil
-		})
+		fillTokensOnApply(client, j.Names, "issued-after-patch")
 		ctx := context.Background()
-		if _, err := client.CoreV1().Secrets(j.Names.Namespace).Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: j.Names.TokenSecret, Namespace: j.Names.Namespace},
-			Data:       map[string][]byte{corev1.ServiceAccountTokenKey: []byte("old")},
-		}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
+		for _, name := range []string{j.Names.TokenSecret, j.Names.ReaderTokenSecret} {
+			if _, err := client.CoreV1().Secrets(j.Names.Namespace).Create(ctx, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: j.Names.Namespace},
+				Data:       map[string][]byte{corev1.ServiceAccountTokenKey: []byte("old")},
+			}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
 		}
-		token, err := j.Apply(ctx, client)
+		tokens, err := j.Apply(ctx, client)
 		if err != nil {
 			t.Fatalf("renew %t: %v", renew, err)
 		}
-		var deleted bool
+		deleted := 0
 		for _, a := range client.Actions() {
-			deleted = deleted || a.Matches("delete", "secrets")
+			if a.Matches("delete", "secrets") {
+				deleted++
+			}
 		}
-		if want := map[bool]string{false: "old", true: "issued-after-patch"}[renew]; token != want || deleted != renew {
-			t.Errorf("renew %t: token %q, Secret deleted %t; want %q and %t", renew, token, deleted, want, renew)
+		want := map[bool]string{false: "old", true: "issued-after-patch"}[renew]
+		if wantDeleted := map[bool]int{false: 0, true: 2}[renew]; tokens.Write != want || tokens.Read != want || deleted != wantDeleted {
+			t.Errorf("renew %t: tokens %+v, %d Secrets deleted; want %q for both and %d", renew, tokens, deleted, want, wantDeleted)
 		}
 	}
 }
 
-// fillToken writes token into the join's token Secret, as a member's
-// token controller does, unless the Secret holds one already.
-func fillToken(client *fake.Clientset, n JoinNames, token string) {
+// fillTokensOnApply plays the member's token controller: each token
+// Secret the join applies is filled with token, unless it holds one.
+func fillTokensOnApply(client *fake.Clientset, n JoinNames, token string) {
+	client.PrependReactor("patch", "secrets", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		go fillToken(client, n.Namespace, action.(k8stesting.PatchAction).GetName(), token)
+		return false, nil, nil
+	})
+}
+
+// fillToken writes token into a token Secret, as a member's token
+// controller does, unless the Secret holds one already.
+func fillToken(client *fake.Clientset, namespace, name, token string) {
 	ctx := context.Background()
 	for range 100 {
-		secret, err := client.CoreV1().Secrets(n.Namespace).Get(ctx, n.TokenSecret, metav1.GetOptions{})
+		secret, err := client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err == nil {
 			if len(secret.Data[corev1.ServiceAccountTokenKey]) > 0 {
 				return
 			}
 			secret.Data = map[string][]byte{corev1.ServiceAccountTokenKey: []byte(token)}
-			if _, err := client.CoreV1().Secrets(n.Namespace).Update(ctx, secret, metav1.UpdateOptions{}); err == nil {
+			if _, err := client.CoreV1().Secrets(namespace).Update(ctx, secret, metav1.UpdateOptions{}); err == nil {
 				return
 			}
 		}
@@ -136,6 +147,52 @@ func TestRenewsToken(t *testing.T) {
 	} {
 		if got := RenewsToken(tc.prior, tc.planned); got != tc.want {
 			t.Errorf("RenewsToken(%q, %q) = %t, want %t", tc.prior, tc.planned, got, tc.want)
+		}
+	}
+}
+
+// A join creates, beside the federation's account, a read-only account
+// whose role only reads the federated types, and returns both tokens; its
+// removal deletes both accounts.
+func TestJoinCreatesAReadOnlyAccount(t *testing.T) {
+	client := fake.NewClientset()
+	j := testJoin()
+	j.Types = []TypeResource{{Plural: "configmaps"}, {Group: "apps", Plural: "deployments"}}
+	fillTokensOnApply(client, j.Names, "issued")
+	ctx := context.Background()
+	tokens, err := j.Apply(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tokens.Write != "issued" || tokens.Read != "issued" {
+		t.Errorf("tokens %+v, want both issued", tokens)
+	}
+	n := j.Names
+	role, err := client.RbacV1().ClusterRoles().Get(ctx, n.ReaderClusterRole, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := DescribeRules(role.Rules), "get/list/watch on configmaps; get/list/watch on deployments.apps"; got != want {
+		t.Errorf("the reader's role grants %q, want %q", got, want)
+	}
+	binding, err := client.RbacV1().ClusterRoleBindings().Get(ctx, n.ReaderClusterRole, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := binding.Subjects; len(s) != 1 || s[0].Name != n.ReaderServiceAccount || s[0].Namespace != n.Namespace {
+		t.Errorf("the reader's role is bound to %+v, want %s/%s", s, n.Namespace, n.ReaderServiceAccount)
+	}
+	if err := j.Remove(ctx, client); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{n.ServiceAccount, n.ReaderServiceAccount} {
+		if _, err := client.CoreV1().ServiceAccounts(n.Namespace).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("ServiceAccount %s after the removal: %v", name, err)
+		}
+	}
+	for _, name := range []string{n.ClusterRole, n.ReaderClusterRole} {
+		if _, err := client.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("ClusterRole %s after the removal: %v", name, err)
 		}
 	}
 }

@@ -99,6 +99,25 @@ func MemberRules(types []TypeResource) []rbacv1.PolicyRule {
 		deepCopyRule(identityRule),
 	}
 	rules = append(rules, workloadRules(types)...)
+	return append(rules, typeRules(types, TypeVerbs)...)
+}
+
+// ReaderVerbs are what the read-only account of a join may do with the
+// federated types: read them, nothing else.
+var ReaderVerbs = []string{"get", "list", "watch"}
+
+// ReaderRules are the rules of the ClusterRole of a join's read-only
+// account, the registration's read credentials: the verbs of ReaderVerbs
+// on the target types of the federated types listed, and nothing else (a
+// planner learns the member's health from the host's record, and
+// discovery and access reviews are every authenticated user's).
+func ReaderRules(types []TypeResource) []rbacv1.PolicyRule {
+	return typeRules(types, ReaderVerbs)
+}
+
+// typeRules grant verbs on the types, one rule per API group, in a stable
+// order so that a role only changes with the types.
+func typeRules(types []TypeResource, verbs []string) []rbacv1.PolicyRule {
 	byGroup := map[string][]string{}
 	for _, t := range types {
 		if !slices.Contains(byGroup[t.Group], t.Plural) {
@@ -110,10 +129,11 @@ func MemberRules(types []TypeResource) []rbacv1.PolicyRule {
 		groups = append(groups, g)
 	}
 	slices.Sort(groups)
+	rules := make([]rbacv1.PolicyRule, 0, len(groups))
 	for _, g := range groups {
 		plurals := byGroup[g]
 		slices.Sort(plurals)
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: plurals, Verbs: slices.Clone(TypeVerbs)})
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: plurals, Verbs: slices.Clone(verbs)})
 	}
 	return rules
 }
@@ -146,4 +166,22 @@ func DescribeRule(r rbacv1.PolicyRule) string {
 		return fmt.Sprintf("%s on %s %s", strings.Join(r.Verbs, "/"), strings.Join(resources, ", "), strings.Join(r.ResourceNames, ", "))
 	}
 	return fmt.Sprintf("%s on %s", strings.Join(r.Verbs, "/"), strings.Join(resources, ", "))
+}
+
+// ReaderRulePrefix marks, among a join's rule descriptions, the rules of
+// its read-only account.
+const ReaderRulePrefix = "read-only account: "
+
+// JoinRuleDescriptions say what the two roles of a join grant, one rule
+// per element: the federation's role (MemberRules), then the read-only
+// account's (ReaderRules), each of those prefixed with ReaderRulePrefix.
+func JoinRuleDescriptions(types []TypeResource) []string {
+	var out []string
+	for _, r := range MemberRules(types) {
+		out = append(out, DescribeRule(r))
+	}
+	for _, r := range ReaderRules(types) {
+		out = append(out, ReaderRulePrefix+DescribeRule(r))
+	}
+	return out
 }

@@ -148,8 +148,27 @@ func TestNewJoinNamesFollowKubefedctl(t *testing.T) {
 	want := JoinNames{
 		Namespace: "kube-federation-system", ServiceAccount: "berlin-host",
 		TokenSecret: "berlin-host-token", ClusterRole: "kubefed-controller-manager:berlin-host",
+		ReaderServiceAccount: "berlin-host-reader", ReaderTokenSecret: "berlin-host-reader-token",
+		ReaderClusterRole: "kubefed-reader:berlin-host",
 	}
 	if got != want {
 		t.Errorf("NewJoinNames = %+v, want %+v", got, want)
+	}
+}
+
+func TestJoinRuleDescriptionsEndWithTheReader(t *testing.T) {
+	got := JoinRuleDescriptions([]TypeResource{{Plural: "configmaps"}, {Group: "apps", Plural: "daemonsets"}})
+	want := []string{
+		"get on /api, /api/*, /apis, /apis/*, /healthz, /livez, /readyz, /version",
+		"create on selfsubjectaccessreviews.authorization.k8s.io",
+		"get on namespaces kube-system",
+		"get/list on pods",
+		"get/list/create/patch/delete on configmaps",
+		"get/list/create/patch/delete on daemonsets.apps",
+		"read-only account: get/list/watch on configmaps",
+		"read-only account: get/list/watch on daemonsets.apps",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("JoinRuleDescriptions =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -529,13 +529,14 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	creds := givenCredentials(ctx, &plan, req.Config, &resp.Diagnostics)
 	wo := joinWriteOnlyOf(ctx, req.Config, &resp.Diagnostics)
 	joined := !plan.Join.IsNull()
+	read := readCredentialsOf(ctx, &plan, req.Config, &resp.Diagnostics)
 	if joined {
-		var ok bool
-		if creds.token, ok = r.joinMember(ctx, &plan, wo, renewsToken(ctx, &plan, &state, &resp.Diagnostics), &resp.Diagnostics); !ok {
+		tokens, ok := r.joinMember(ctx, &plan, wo, renewsToken(ctx, &plan, &state, &resp.Diagnostics), &resp.Diagnostics)
+		if !ok {
 			return
 		}
+		creds.token, read = tokens.Write, readOrJoined(read, tokens)
 	}
-	read := readCredentialsOf(ctx, &plan, req.Config, &resp.Diagnostics)
 	r.write(ctx, &plan, registration{creds: creds, read: read, hadRead: state.hasReadCredentials(), joined: joined}, &resp.Diagnostics)
 	resp.Diagnostics.Append(plannedFromStateNote.Forget(ctx, resp.Private)...)
 	resp.Diagnostics.Append(creds.saveNotes(ctx, resp.Private)...)
@@ -565,11 +566,11 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 		diags.AddError("Cannot write the cluster to the host", err.Error())
 		return
 	}
-	token, ok := r.joinMember(ctx, plan, wo, false, diags)
+	tokens, ok := r.joinMember(ctx, plan, wo, false, diags)
 	if !ok {
 		return
 	}
-	how := registration{creating: true, creds: memberCredentials{token: token}, read: read, joined: true}
+	how := registration{creating: true, creds: memberCredentials{token: tokens.Write}, read: readOrJoined(read, tokens), joined: true}
 	if r.write(ctx, plan, how, diags); !diags.HasError() {
 		return
 	}

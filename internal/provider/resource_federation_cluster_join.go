@@ -11,7 +11,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -19,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -112,8 +110,9 @@ func memberRulesSchema() schema.ListAttribute {
 		Computed:    true,
 		ElementType: types.StringType,
 		Description: "What the ClusterRole join creates on the member grants, one rule per element, as verbs and resources " +
-			"(`get/list/create/patch/delete on configmaps, namespaces`); null without join. A change shows in the plan and " +
-			"updates the ClusterRole at apply.",
+			"(`get/list/create/patch/delete on configmaps, namespaces`), then what the role of the join's read-only account " +
+			"grants, each prefixed `read-only account: `; null without join. A change shows in the plan and updates the " +
+			"ClusterRoles at apply.",
 	}
 }
 
@@ -274,7 +273,7 @@ func (r *federationClusterResource) planJoin(ctx context.Context, req resource.M
 		setRules(types.ListUnknown(types.StringType))
 		return
 	}
-	setRules(describeRules(member.MemberRules(j.typeResources(ctx, &resp.Diagnostics))))
+	setRules(stringList(member.JoinRuleDescriptions(j.typeResources(ctx, &resp.Diagnostics))))
 	if config.APIEndpoint.IsNull() || config.CABundle.IsNull() {
 		endpoint, ca, err := r.joinEndpoint(ctx, j)
 		if err != nil {
@@ -360,18 +359,12 @@ func (r *federationClusterResource) warnJoin(ctx context.Context, plan, prior *f
 	cluster := plan.Name.ValueString()
 	diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q joins the federation at apply", cluster),
 		fmt.Sprintf("With the join credentials, apply creates on cluster %q: namespace %s (unless it exists), ServiceAccount %s/%s "+
-			"with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting: %s. The cluster is registered "+
-			"with that token; the join credentials are not written to the host.",
-			cluster, names.Namespace, names.Namespace, names.ServiceAccount, names.TokenSecret, names.ClusterRole, rules))
-}
-
-// describeRules is member_rules: what each rule grants.
-func describeRules(rules []rbacv1.PolicyRule) types.List {
-	described := make([]attr.Value, 0, len(rules))
-	for _, r := range rules {
-		described = append(described, types.StringValue(member.DescribeRule(r)))
-	}
-	return types.ListValueMust(types.StringType, described)
+			"with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting: %s; and the read-only ServiceAccount "+
+			"%s with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting get/list/watch on the same types. "+
+			"The cluster is registered with the first token, and the second is its read credentials; the join credentials "+
+			"are not written to the host.",
+			cluster, names.Namespace, names.Namespace, names.ServiceAccount, names.TokenSecret, names.ClusterRole, rules,
+			names.ReaderServiceAccount, names.ReaderTokenSecret, names.ReaderClusterRole))
 }
 
 // joinNames are the names of a join from its planned ServiceAccount.
@@ -427,21 +420,21 @@ func (r *federationClusterResource) onMember(ctx context.Context, m *federationC
 }
 
 // joinMember creates or updates on the member what join creates and
-// returns the federation's token, a new one when renew is set; false when it failed, with the error in
-// diags.
+// returns the federation's and the read-only account's tokens, new ones
+// when renew is set; false when it failed, with the error in diags.
 func (r *federationClusterResource) joinMember(ctx context.Context, m *federationClusterModel, wo joinWriteOnly, renew bool,
-	diags *diag.Diagnostics) (string, bool) {
-	var token string
+	diags *diag.Diagnostics) (member.Tokens, bool) {
+	var tokens member.Tokens
 	err := r.onMember(ctx, m, wo, diags, func(spec member.Join, client kubernetes.Interface) error {
 		var err error
 		spec.RenewToken = renew
-		token, err = spec.Apply(ctx, client)
+		tokens, err = spec.Apply(ctx, client)
 		return err
 	})
 	if err != nil && !diags.HasError() {
 		diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot join cluster %q", m.Name.ValueString()), err.Error())
 	}
-	return token, err == nil
+	return tokens, err == nil
 }
 
 // unjoinMember removes from the member what join created.

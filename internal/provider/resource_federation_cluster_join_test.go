@@ -95,10 +95,18 @@ func hostIdentity(t *testing.T, role string) string {
 	if _, err := admin.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+	readNamespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: readCredentialsNamespace}}
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, readNamespace, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
 	host := newHostClients(t)
 	objects := guideObjects(t)
-	for _, key := range []string{"ClusterRole/" + role, "Role/" + role} {
+	readRole := "Role/" + role + "-read-credentials"
+	for _, key := range []string{"ClusterRole/" + role, "Role/" + role, readRole} {
 		obj, ok := objects[key]
+		if !ok && key == readRole {
+			continue
+		}
 		if !ok {
 			t.Fatalf("%s has no %s", permissionsGuide, key)
 		}
@@ -134,13 +142,26 @@ func hostIdentity(t *testing.T, role string) string {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+	if _, ok := objects[readRole]; ok {
+		_, err = admin.RbacV1().RoleBindings(readCredentialsNamespace).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: readCredentialsNamespace}, Subjects: subjects,
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role + "-read-credentials"},
+		}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
 	t.Cleanup(func() {
 		_ = admin.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
 		_ = admin.RbacV1().RoleBindings(federationNamespace).Delete(ctx, name, metav1.DeleteOptions{})
+		_ = admin.RbacV1().RoleBindings(readCredentialsNamespace).Delete(ctx, name, metav1.DeleteOptions{})
 		_ = admin.CoreV1().ServiceAccounts(accountNamespace).Delete(ctx, name, metav1.DeleteOptions{})
 	})
 	return token
 }
+
+// readCredentialsNamespace is the provider's default read_credentials_namespace.
+const readCredentialsNamespace = "kube-federation-read"
 
 // joinTypes enables the types the join tests federate.
 const joinTypes = `
@@ -264,9 +285,13 @@ func cleanupJoin(t *testing.T, memberName string, names member.JoinNames) {
 		for _, name := range []string{"namespaces", "configmaps", "deployments.apps"} {
 			_ = host.dynamic.Resource(federatedTypeConfigs).Namespace(federationNamespace).Delete(ctx, name, metav1.DeleteOptions{})
 		}
-		_ = admin.RbacV1().ClusterRoleBindings().Delete(ctx, names.ClusterRole, metav1.DeleteOptions{})
-		_ = admin.RbacV1().ClusterRoles().Delete(ctx, names.ClusterRole, metav1.DeleteOptions{})
-		_ = admin.CoreV1().ServiceAccounts(names.Namespace).Delete(ctx, names.ServiceAccount, metav1.DeleteOptions{})
+		for _, role := range []string{names.ClusterRole, names.ReaderClusterRole} {
+			_ = admin.RbacV1().ClusterRoleBindings().Delete(ctx, role, metav1.DeleteOptions{})
+			_ = admin.RbacV1().ClusterRoles().Delete(ctx, role, metav1.DeleteOptions{})
+		}
+		for _, account := range []string{names.ServiceAccount, names.ReaderServiceAccount} {
+			_ = admin.CoreV1().ServiceAccounts(names.Namespace).Delete(ctx, account, metav1.DeleteOptions{})
+		}
 	})
 }
 
@@ -305,8 +330,45 @@ func checkJoined(t *testing.T, memberName, cluster string, names member.JoinName
 		if string(registered.Data["token"]) != string(secret.Data["token"]) {
 			return fmt.Errorf("the host's Secret of %s does not hold the token of %s/%s", cluster, names.Namespace, names.ServiceAccount)
 		}
-		return nil
+		return checkJoinedReader(t, memberName, cluster, names)
 	}
+}
+
+// readToken is the token of cluster's read credentials in the host.
+func readToken(t *testing.T, host hostClients, cluster string) string {
+	t.Helper()
+	s, err := host.kube.CoreV1().Secrets(readCredentialsNamespace).Get(context.Background(), cluster+"-read-credentials", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(s.Data["token"])
+}
+
+// checkJoinedReader checks the join's read-only account: its role as the
+// guide documents it, and its token as the cluster's read credentials.
+func checkJoinedReader(t *testing.T, memberName, cluster string, names member.JoinNames) error {
+	ctx := context.Background()
+	admin := memberAdmin(t, memberName)
+	role, err := admin.RbacV1().ClusterRoles().Get(ctx, names.ReaderClusterRole, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	got, _ := json.Marshal(role.Rules)
+	if want := guideRules(t, "ClusterRole/kubefed-reader:berlin-host"); string(got) != want {
+		return fmt.Errorf("ClusterRole %s on %s has rules\n%s\nthe guide documents\n%s", names.ReaderClusterRole, memberName, got, want)
+	}
+	secret, err := admin.CoreV1().Secrets(names.Namespace).Get(ctx, names.ReaderTokenSecret, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	read, err := newHostClients(t).kube.CoreV1().Secrets(readCredentialsNamespace).Get(ctx, cluster+"-read-credentials", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if len(secret.Data["token"]) == 0 || string(read.Data["token"]) != string(secret.Data["token"]) {
+		return fmt.Errorf("the host's read credentials of %s do not hold the token of %s/%s", cluster, names.Namespace, names.ReaderServiceAccount)
+	}
+	return nil
 }
 
 // checkJoinedAccount checks that the join's ServiceAccount and its filled
@@ -338,6 +400,9 @@ func checkUnjoined(t *testing.T, memberName string, names member.JoinNames) erro
 	}
 	if _, err := admin.RbacV1().ClusterRoleBindings().Get(ctx, names.ClusterRole, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		return fmt.Errorf("ClusterRoleBinding %s is still on %s (err %w)", names.ClusterRole, memberName, err)
+	}
+	if _, err := admin.RbacV1().ClusterRoles().Get(ctx, names.ReaderClusterRole, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("ClusterRole %s is still on %s (err %w)", names.ReaderClusterRole, memberName, err)
 	}
 	ns, err := admin.CoreV1().Namespaces().Get(ctx, names.Namespace, metav1.GetOptions{})
 	if err == nil && ns.DeletionTimestamp == nil {
@@ -864,6 +929,7 @@ resource "kubefed_federation_cluster" "ny" {
 							knownvalue.StringExact("create on selfsubjectaccessreviews.authorization.k8s.io"),
 							knownvalue.StringExact("get on namespaces kube-system"),
 							knownvalue.StringExact("get/list/create/patch/delete on configmaps, namespaces"),
+							knownvalue.StringExact("read-only account: get/list/watch on configmaps, namespaces"),
 						})),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -893,13 +959,16 @@ func TestAccFederationCluster_joinTokenRotation(t *testing.T) {
 		return acctest.HostProviderConfig(t) + joinTypes +
 			joinedCluster(t, "rot", "kubefed_federated_type.namespaces.name", fmt.Sprintf("    token_rotation = %q", rotation))
 	}
-	var former string
+	var former, formerRead string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: config("2026-11"),
-				Check:  func(*terraform.State) error { former = joinToken(t, names); return nil },
+				Check: func(*terraform.State) error {
+					former, formerRead = joinToken(t, names), readToken(t, host, "rot")
+					return nil
+				},
 			},
 			{
 				Config: config("2026-12"),
@@ -921,15 +990,19 @@ func TestAccFederationCluster_joinTokenRotation(t *testing.T) {
 					if err := tokenAnswers(t, "berlin", renewed); err != nil {
 						return fmt.Errorf("the new token: %w", err)
 					}
+					if read := readToken(t, host, "rot"); read == formerRead || read == "" {
+						return errors.New("the read credentials hold no new token after token_rotation changed")
+					}
 					// An API server caches a token's authentication for ten
 					// seconds.
-					var err error
+					var err, readErr error
 					for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
-						if err = tokenAnswers(t, "berlin", former); apierrors.IsUnauthorized(err) {
+						err, readErr = tokenAnswers(t, "berlin", former), tokenAnswers(t, "berlin", formerRead)
+						if apierrors.IsUnauthorized(err) && apierrors.IsUnauthorized(readErr) {
 							return nil
 						}
 					}
-					return fmt.Errorf("the former token, 30 s after the renewal: %w, want it rejected as unauthorized", err)
+					return fmt.Errorf("the former tokens, 30 s after the renewal: %v and (read-only) %v, want both rejected as unauthorized", err, readErr)
 				},
 			},
 		},

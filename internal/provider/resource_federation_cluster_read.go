@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/member"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
@@ -50,9 +51,19 @@ func readCredentialAttributes() map[string]schema.Attribute {
 	}
 }
 
-// hasReadCredentials: whether read credentials were given (read_token_wo comes with its version for this).
+// hasReadCredentials: whether read credentials were given (read_token_wo
+// comes with its version for this), or made by a join.
 func (m *federationClusterModel) hasReadCredentials() bool {
-	return !m.ReadToken.IsNull() || !m.ReadTokenWOVersion.IsNull() || !m.ReadClientCertificate.IsNull()
+	return !m.ReadToken.IsNull() || !m.ReadTokenWOVersion.IsNull() || !m.ReadClientCertificate.IsNull() || !m.Join.IsNull()
+}
+
+// readOrJoined are the read credentials given, else the token of the
+// join's read-only account.
+func readOrJoined(given registry.Credentials, tokens member.Tokens) registry.Credentials {
+	if given.Token != "" || len(given.ClientCertificate) > 0 {
+		return given
+	}
+	return registry.Credentials{Token: tokens.Read}
 }
 
 // readCredentialsOf are the read credentials plan and config give.
