@@ -31,3 +31,17 @@ func (id Identity) NameProblems() []string {
 	}
 	return problems
 }
+
+// DuplicateNames returns the names that occur more than once, each once,
+// in the order of their second occurrence.
+func DuplicateNames(names []string) []string {
+	count := map[string]int{}
+	var out []string
+	for _, name := range names {
+		count[name]++
+		if count[name] == 2 {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -98,7 +98,7 @@ func objectIdentityData(ctx context.Context, tb testing.TB, values map[string]st
 	tb.Helper()
 	typ := objectIdentity.schema().Type().TerraformType(ctx)
 	attrs := map[string]tftypes.Value{}
-	for _, name := range objectIdentity.attributes {
+	for _, name := range objectIdentity.Attributes {
 		attrs[name] = tftypes.NewValue(tftypes.String, nil)
 		if v, ok := values[name]; ok {
 			attrs[name] = tftypes.NewValue(tftypes.String, v)

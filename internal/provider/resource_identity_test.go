@@ -34,7 +34,7 @@ func TestIDParts_split(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.parts.split(tc.id)
+			got, err := tc.parts.Split(tc.id)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("got %v, %v; want an error saying %q", got, err, tc.wantErr)
@@ -44,7 +44,7 @@ func TestIDParts_split(t *testing.T) {
 			if err != nil || !maps.Equal(got, tc.want) {
 				t.Fatalf("got %v, %v; want %v", got, err, tc.want)
 			}
-			back, err := tc.parts.join(got)
+			back, err := tc.parts.Join(got)
 			if err != nil || back != tc.id {
 				t.Errorf("joined back into %q, %v; want %q", back, err, tc.id)
 			}
@@ -70,7 +70,7 @@ func TestIDParts_join(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.parts.join(tc.values)
+			got, err := tc.parts.Join(tc.values)
 			switch {
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Fatalf("got %q, %v; want an error saying %q", got, err, tc.wantErr)

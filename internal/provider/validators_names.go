@@ -71,23 +71,9 @@ func (uniqueNamesValidator) ValidateList(_ context.Context, req validator.ListRe
 			names = append(names, s.ValueString())
 		}
 	}
-	for _, name := range duplicateNames(names) {
+	for _, name := range federation.DuplicateNames(names) {
 		resp.Diagnostics.AddAttributeError(req.Path, "Duplicate cluster name", req.Path.String()+": "+fmt.Sprintf(msgDuplicateName, name))
 	}
-}
-
-// duplicateNames returns the names that occur more than once, each once,
-// in the order of their second occurrence.
-func duplicateNames(names []string) []string {
-	count := map[string]int{}
-	var out []string
-	for _, name := range names {
-		count[name]++
-		if count[name] == 2 {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // clusterKeysValidator checks that the keys of a map by cluster are

@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 )
 
 func TestDNSSubdomainValidator(t *testing.T) {
@@ -62,7 +64,7 @@ func TestDuplicateNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := duplicateNames(tt.names); !slices.Equal(got, tt.want) {
+			if got := federation.DuplicateNames(tt.names); !slices.Equal(got, tt.want) {
 				t.Fatalf("duplicateNames(%q) = %q, want %q", tt.names, got, tt.want)
 			}
 		})
