@@ -72,6 +72,27 @@ func JoinNamesOf(namespace, serviceAccount string) JoinNames {
 	}
 }
 
+// Creates says what a join with these names creates on the member
+// cluster, whose federation role grants rules: a plan's warning.
+func (n JoinNames) Creates(cluster, rules string) string {
+	return fmt.Sprintf("With the join credentials, apply creates on cluster %q: namespace %s (unless it exists), ServiceAccount %s/%s "+
+		"with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting: %s; and the read-only ServiceAccount "+
+		"%s with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting get/list/watch on the same types. "+
+		"The cluster is registered with the first token, and the second is its read credentials; the join credentials "+
+		"are not written to the host.",
+		cluster, n.Namespace, n.Namespace, n.ServiceAccount, n.TokenSecret, n.ClusterRole, rules,
+		n.ReaderServiceAccount, n.ReaderTokenSecret, n.ReaderClusterRole)
+}
+
+// LeftBehind says what a join that was not removed leaves on the member
+// cluster, and what its token can do until then.
+func (n JoinNames) LeftBehind(cluster string) string {
+	return fmt.Sprintf("Remove by hand, on cluster %q: ClusterRoleBindings and ClusterRoles %s and %s, Secrets %s/%s and %s/%s, "+
+		"and ServiceAccounts %s/%s and %s/%s. Until then the first ServiceAccount's token keeps the rights of its ClusterRole.",
+		cluster, n.ClusterRole, n.ReaderClusterRole, n.Namespace, n.TokenSecret, n.Namespace, n.ReaderTokenSecret,
+		n.Namespace, n.ServiceAccount, n.Namespace, n.ReaderServiceAccount)
+}
+
 // HostClusterName turns a name for the host (a kubeconfig context, a host
 // name) into one fit for the member's object names: a DNS-1123 label, with
 // every other character made a dash. It returns "host" when nothing is left.
@@ -157,6 +178,9 @@ func (j Join) Apply(ctx context.Context, client kubernetes.Interface) (Tokens, e
 		return Tokens{}, err
 	}
 	read, err := j.waitToken(ctx, client, accounts[1])
+	if err == nil {
+		exitAfterJoin(j.Cluster)
+	}
 	return Tokens{Write: write, Read: read}, err
 }
 

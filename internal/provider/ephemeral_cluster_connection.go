@@ -129,7 +129,7 @@ func readClusterConnection(ctx context.Context, reg *registry.Registry, name str
 			registered = append(registered, record.Name)
 		}
 		diags.AddAttributeError(path.Root("name"), "No such registered cluster",
-			unregisteredClusterDetail(name, reg.Namespace(), registered, listErr))
+			registry.UnregisteredClusterDetail(name, reg.Namespace(), registered, listErr))
 		return clusterConnectionModel{}, diags
 	}
 	if err != nil {
@@ -145,20 +145,6 @@ func readClusterConnection(ctx context.Context, reg *registry.Registry, name str
 		diags.AddAttributeWarning(path.Root("name"), "TLS checks the connection does not skip", warning)
 	}
 	return connection, diags
-}
-
-// unregisteredClusterDetail says that no cluster is called name, and which
-// ones are registered.
-func unregisteredClusterDetail(name, namespace string, registered []string, listErr error) string {
-	detail := fmt.Sprintf("No KubeFedCluster called %q is registered in namespace %q of the host. ", name, namespace)
-	switch {
-	case listErr != nil:
-		return detail + "Listing the registered clusters failed too: " + listErr.Error()
-	case len(registered) == 0:
-		return detail + "No cluster is registered there yet: register it with kubefed_federation_cluster first."
-	default:
-		return detail + "Registered clusters: " + strings.Join(registered, ", ") + "."
-	}
 }
 
 // registeredConnection is how to reach c as its registration records it, with a

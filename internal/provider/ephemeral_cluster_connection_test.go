@@ -129,7 +129,7 @@ func TestUnregisteredClusterDetail(t *testing.T) {
 		{name: "the list fails too", listErr: errors.New("forbidden"), want: "Listing the registered clusters failed too: forbidden"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := unregisteredClusterDetail("paris", connectionNamespace, tc.registered, tc.listErr); !strings.Contains(got, tc.want) {
+			if got := registry.UnregisteredClusterDetail("paris", connectionNamespace, tc.registered, tc.listErr); !strings.Contains(got, tc.want) {
 				t.Fatalf("%q lacks %q", got, tc.want)
 			}
 		})

@@ -277,15 +277,27 @@ func (d *providerData) snapshot(ctx context.Context) (*runstate.Snapshot, error)
 }
 
 // loadClusters reads the registered clusters for the run's snapshot.
-func (d *providerData) loadClusters(ctx context.Context) ([]registry.Cluster, error) {
+func (d *providerData) loadClusters(ctx context.Context) (registry.Registrations, error) {
 	if !d.hostKnown() {
-		return nil, nil
+		return registry.Registrations{}, nil
 	}
 	reg, err := d.registry(ctx)
 	if err != nil {
-		return nil, err
+		return registry.Registrations{}, err
 	}
-	return reg.Clusters(ctx)
+	return reg.Registrations(ctx)
+}
+
+// warnInterruptedJoins names, once per run, the joins the host records
+// whose cluster was never registered: what each left on its member.
+func (d *providerData) warnInterruptedJoins(ctx context.Context, diags *diag.Diagnostics) {
+	snapshot, err := d.snapshot(ctx)
+	if err != nil || !d.run.FirstTime("interrupted joins") {
+		return
+	}
+	for _, rec := range snapshot.InterruptedJoins() {
+		diags.AddWarning(fmt.Sprintf("The join of cluster %q was cut off", rec.Cluster), rec.LeftBehind(d.settings.FederationNamespace))
+	}
 }
 
 // hostTypes are the types the host enables, listed once per run (warm

@@ -138,6 +138,7 @@ func (r *federatedTypeResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if r.data == nil || req.Plan.Raw.IsNull() {
 		return
 	}
+	r.data.warnInterruptedJoins(ctx, &resp.Diagnostics)
 	var plan federatedTypeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {

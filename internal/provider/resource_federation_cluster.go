@@ -260,6 +260,7 @@ func (r *federationClusterResource) ModifyPlan(ctx context.Context, req resource
 		resp.Diagnostics.Append(clusterModels.fromState(ctx, req.State, prior)...)
 		resp.Diagnostics.Append(plannedFromStateNote.Save(ctx, resp.Private, clusterKey(prior.Name.ValueString()))...)
 	}
+	r.data.warnInterruptedJoins(ctx, &resp.Diagnostics)
 	snapshot, err := r.data.snapshot(ctx)
 	if err != nil {
 		// The cluster's own plan does not need the snapshot; refresh reports
@@ -531,7 +532,11 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	joined := !plan.Join.IsNull()
 	read := readCredentialsOf(ctx, &plan, req.Config, &resp.Diagnostics)
 	if joined {
-		tokens, ok := r.joinMember(ctx, &plan, wo, renewsToken(ctx, &plan, &state, &resp.Diagnostics), &resp.Diagnostics)
+		former := ""
+		if !state.Join.IsNull() {
+			former = state.ServiceAccount.ValueString()
+		}
+		tokens, _, ok := r.joinMember(ctx, &plan, wo, renewsToken(ctx, &plan, &state, &resp.Diagnostics), former, &resp.Diagnostics)
 		if !ok {
 			return
 		}
@@ -549,7 +554,11 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 	// A join given up, or renamed, leaves the old join's objects: the
 	// registration no longer uses their token.
 	if !state.Join.IsNull() && state.ServiceAccount.ValueString() != plan.ServiceAccount.ValueString() {
-		if err := r.unjoinMember(ctx, &state, wo); err != nil {
+		err := r.unjoinMember(ctx, &state, wo)
+		if err == nil {
+			err = r.settleJoinRecord(ctx, &plan)
+		}
+		if err != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cannot remove the former join of cluster %q", state.Name.ValueString()),
 				fmt.Sprintf("%v\n\n%s", err, leftBehind(&state)))
 		}
@@ -557,8 +566,9 @@ func (r *federationClusterResource) Update(ctx context.Context, req resource.Upd
 }
 
 // createJoined joins the member and registers it with the token of the
-// join; when the registration fails, the join is undone, so a failed create
-// leaves nothing behind on either side. The host is prepared first, so a
+// join; when the join or the registration fails, the join is undone, so a
+// failed create leaves nothing behind on either side (a process killed
+// midway leaves the join's record, which the next plan names). The host is prepared first, so a
 // host that joins itself keeps its federation namespace as the host's own.
 func (r *federationClusterResource) createJoined(ctx context.Context, plan *federationClusterModel, wo joinWriteOnly, read registry.Credentials,
 	diags *diag.Diagnostics) {
@@ -566,17 +576,15 @@ func (r *federationClusterResource) createJoined(ctx context.Context, plan *fede
 		diags.AddError("Cannot write the cluster to the host", err.Error())
 		return
 	}
-	tokens, ok := r.joinMember(ctx, plan, wo, false, diags)
-	if !ok {
-		return
+	tokens, touched, ok := r.joinMember(ctx, plan, wo, false, "", diags)
+	if ok {
+		how := registration{creating: true, creds: memberCredentials{token: tokens.Write}, read: readOrJoined(read, tokens), joined: true}
+		if r.write(ctx, plan, how, diags); !diags.HasError() {
+			return
+		}
 	}
-	how := registration{creating: true, creds: memberCredentials{token: tokens.Write}, read: readOrJoined(read, tokens), joined: true}
-	if r.write(ctx, plan, how, diags); !diags.HasError() {
-		return
-	}
-	if err := r.unjoinMember(ctx, plan, wo); err != nil {
-		diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot undo the join of cluster %q", plan.Name.ValueString()),
-			fmt.Sprintf("The registration failed, and removing what the join created failed too: %v\n\n%s", err, leftBehind(plan)))
+	if touched {
+		r.undoJoin(ctx, plan, wo, diags)
 	}
 }
 

@@ -354,17 +354,9 @@ func (r *federationClusterResource) warnJoin(ctx context.Context, plan, prior *f
 		// Joined already: a change of the role shows in member_rules.
 		return
 	}
-	names := joinNames(account)
-	rules := member.DescribeRules(member.MemberRules(j.typeResources(ctx, diags)))
 	cluster := plan.Name.ValueString()
 	diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q joins the federation at apply", cluster),
-		fmt.Sprintf("With the join credentials, apply creates on cluster %q: namespace %s (unless it exists), ServiceAccount %s/%s "+
-			"with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting: %s; and the read-only ServiceAccount "+
-			"%s with its token Secret %s, and ClusterRole and ClusterRoleBinding %s, granting get/list/watch on the same types. "+
-			"The cluster is registered with the first token, and the second is its read credentials; the join credentials "+
-			"are not written to the host.",
-			cluster, names.Namespace, names.Namespace, names.ServiceAccount, names.TokenSecret, names.ClusterRole, rules,
-			names.ReaderServiceAccount, names.ReaderTokenSecret, names.ReaderClusterRole))
+		joinNames(account).Creates(cluster, member.DescribeRules(member.MemberRules(j.typeResources(ctx, diags)))))
 }
 
 // joinNames are the names of a join from its planned ServiceAccount.
@@ -421,11 +413,16 @@ func (r *federationClusterResource) onMember(ctx context.Context, m *federationC
 
 // joinMember creates or updates on the member what join creates and
 // returns the federation's and the read-only account's tokens, new ones
-// when renew is set; false when it failed, with the error in diags.
-func (r *federationClusterResource) joinMember(ctx context.Context, m *federationClusterModel, wo joinWriteOnly, renew bool,
-	diags *diag.Diagnostics) (member.Tokens, bool) {
-	var tokens member.Tokens
+// when renew is set; false when it failed, with the error in diags. Before
+// its first write to the member it records the join in the host, with the
+// former account of a join that moves; touched says it got that far.
+func (r *federationClusterResource) joinMember(ctx context.Context, m *federationClusterModel, wo joinWriteOnly, renew bool, former string,
+	diags *diag.Diagnostics) (tokens member.Tokens, touched, ok bool) {
 	err := r.onMember(ctx, m, wo, diags, func(spec member.Join, client kubernetes.Interface) error {
+		if err := r.recordJoin(ctx, m, former); err != nil {
+			return err
+		}
+		touched = true
 		var err error
 		spec.RenewToken = renew
 		tokens, err = spec.Apply(ctx, client)
@@ -434,7 +431,54 @@ func (r *federationClusterResource) joinMember(ctx context.Context, m *federatio
 	if err != nil && !diags.HasError() {
 		diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot join cluster %q", m.Name.ValueString()), err.Error())
 	}
-	return tokens, err == nil
+	return tokens, touched, err == nil
+}
+
+// recordJoin records m's join in the host (registry.JoinRecord): its
+// account, and former while the join moves from that one.
+func (r *federationClusterResource) recordJoin(ctx context.Context, m *federationClusterModel, former string) error {
+	reg, err := r.data.bootstrappedRegistry(ctx)
+	if err != nil {
+		return err
+	}
+	rec := registry.JoinRecord{Cluster: m.Name.ValueString(), Endpoint: m.APIEndpoint.ValueString(),
+		ServiceAccounts: []string{m.ServiceAccount.ValueString()}}
+	if former != "" && former != rec.ServiceAccounts[0] {
+		rec.ServiceAccounts = append(rec.ServiceAccounts, former)
+	}
+	return reg.RecordJoin(ctx, m.SecretName.ValueString(), rec)
+}
+
+// settleJoinRecord records only m's join once a former one is removed, or
+// takes the record off when m no longer joins.
+func (r *federationClusterResource) settleJoinRecord(ctx context.Context, m *federationClusterModel) error {
+	if !m.Join.IsNull() {
+		return r.recordJoin(ctx, m, "")
+	}
+	reg, err := r.data.bootstrappedRegistry(ctx)
+	if err != nil {
+		return err
+	}
+	return reg.ForgetJoin(ctx, m.Name.ValueString(), m.SecretName.ValueString())
+}
+
+// undoJoin removes what the join of a create that failed made on the
+// member, then its record, with a context of its own: a create cut off by
+// an interrupt still cleans up. What cannot be removed is named.
+func (r *federationClusterResource) undoJoin(ctx context.Context, m *federationClusterModel, wo joinWriteOnly, diags *diag.Diagnostics) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), member.DefaultTokenTimeout)
+	defer cancel()
+	err := r.unjoinMember(ctx, m, wo)
+	if err == nil {
+		var reg *registry.Registry
+		if reg, err = r.data.bootstrappedRegistry(ctx); err == nil {
+			err = reg.DiscardJoin(ctx, m.Name.ValueString(), m.SecretName.ValueString())
+		}
+	}
+	if err != nil {
+		diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot undo the join of cluster %q", m.Name.ValueString()),
+			fmt.Sprintf("The create failed, and removing what the join created failed too: %v\n\n%s", err, leftBehind(m)))
+	}
 }
 
 // unjoinMember removes from the member what join created.
@@ -451,10 +495,7 @@ func (r *federationClusterResource) unjoinMember(ctx context.Context, m *federat
 
 // leftBehind says what an unjoin that failed leaves on the member.
 func leftBehind(m *federationClusterModel) string {
-	n := joinNames(m.ServiceAccount.ValueString())
-	return fmt.Sprintf("Remove by hand, on cluster %q: ClusterRoleBinding and ClusterRole %s, Secret %s/%s and ServiceAccount %s/%s. "+
-		"Until then the ServiceAccount's token keeps the rights of the ClusterRole.",
-		m.Name.ValueString(), n.ClusterRole, n.Namespace, n.TokenSecret, n.Namespace, n.ServiceAccount)
+	return joinNames(m.ServiceAccount.ValueString()).LeftBehind(m.Name.ValueString())
 }
 
 // renewsToken: the join's account stays, and token_rotation is new.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -220,11 +221,27 @@ func (r *Registry) GetCluster(ctx context.Context, name string) (*Cluster, error
 	return c, nil
 }
 
+// Registrations are the host's registered clusters, with their
+// credentials, and the joins it records that were cut off before their
+// cluster was registered (JoinAnnotation).
+type Registrations struct {
+	Clusters         []Cluster
+	InterruptedJoins []JoinRecord
+}
+
 // Clusters reads every registered cluster, with its credentials, from the
-// host: a read-only registry lists the read credentials' namespace, and
-// never the federation namespace's Secrets. A host without the
-// KubeFedCluster CRD has no clusters yet.
+// host (Registrations).
 func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
+	regs, err := r.Registrations(ctx)
+	return regs.Clusters, err
+}
+
+// Registrations reads every registered cluster, with its credentials, and
+// the interrupted joins from the host: a read-only registry lists the read
+// credentials' namespace, and never the federation namespace's Secrets (so
+// it finds no join). A host without the KubeFedCluster CRD has no clusters
+// yet.
+func (r *Registry) Registrations(ctx context.Context) (Registrations, error) {
 	// The Secrets are listed beside the clusters, not after them: one round
 	// trip to the host instead of two.
 	var secrets *corev1.SecretList
@@ -236,23 +253,28 @@ func (r *Registry) Clusters(ctx context.Context) ([]Cluster, error) {
 	})
 	clusters, err := r.listClusters(ctx)
 	wg.Wait()
-	if err != nil || len(clusters) == 0 {
-		return clusters, err
+	if err != nil {
+		return Registrations{}, err
 	}
 	if secretsErr != nil && !apierrors.IsNotFound(secretsErr) {
-		return nil, fmt.Errorf("listing Secrets in namespace %q of the host: %w", namespace, secretsErr)
+		if len(clusters) == 0 {
+			return Registrations{}, nil
+		}
+		return Registrations{}, fmt.Errorf("listing Secrets in namespace %q of the host: %w", namespace, secretsErr)
+	}
+	var items []corev1.Secret
+	if secrets != nil {
+		items = secrets.Items
 	}
 	data := map[string]map[string][]byte{}
-	if secrets != nil {
-		for _, s := range secrets.Items {
-			data[s.Name] = s.Data
-		}
+	for _, s := range items {
+		data[s.Name] = s.Data
 	}
 	for i := range clusters {
 		_, name := r.credentialSecret(clusters[i])
 		clusters[i].setCredentials(data[name])
 	}
-	return clusters, nil
+	return Registrations{Clusters: clusters, InterruptedJoins: r.interruptedJoins(items, clusters)}, nil
 }
 
 // listClusters reads the KubeFedClusters, without credentials. A host
@@ -510,4 +532,18 @@ func (c Cluster) MissingCredentials(namespace string) error {
 			SecretKeyToken, SecretKeyClientCertificate, SecretKeyClientKey)
 	}
 	return nil
+}
+
+// UnregisteredClusterDetail says that no cluster is called name, and which
+// ones are registered.
+func UnregisteredClusterDetail(name, namespace string, registered []string, listErr error) string {
+	detail := fmt.Sprintf("No KubeFedCluster called %q is registered in namespace %q of the host. ", name, namespace)
+	switch {
+	case listErr != nil:
+		return detail + "Listing the registered clusters failed too: " + listErr.Error()
+	case len(registered) == 0:
+		return detail + "No cluster is registered there yet: register it with kubefed_federation_cluster first."
+	default:
+		return detail + "Registered clusters: " + strings.Join(registered, ", ") + "."
+	}
 }

@@ -12,12 +12,12 @@ import (
 
 func TestReady(t *testing.T) {
 	ctx := context.Background()
-	run := New(func(context.Context) ([]registry.Cluster, error) {
-		return []registry.Cluster{
+	run := New(func(context.Context) (registry.Registrations, error) {
+		return registry.Registrations{Clusters: []registry.Cluster{
 			{Name: "berlin", Health: registry.ClusterHealth{Ready: true}},
 			{Name: "tokyo", Health: registry.ClusterHealth{Reason: "ClusterOffline", Message: "no route to host"}},
 			{Name: "sydney"},
-		}, nil
+		}}, nil
 	})
 	run.RecordHealth("sydney", registry.ClusterHealth{Message: "probe failed "})
 	candidates := []Cluster{

@@ -22,9 +22,10 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 )
 
-// Loader reads the registered clusters from the host; nil means the host
-// cannot be contacted in this phase, and the run starts with no clusters.
-type Loader func(ctx context.Context) ([]registry.Cluster, error)
+// Loader reads the registered clusters (and the interrupted joins) from
+// the host; nil means the host cannot be contacted in this phase, and the
+// run starts with no clusters.
+type Loader func(ctx context.Context) (registry.Registrations, error)
 
 // Run is one provider instance's shared knowledge. It is safe for
 // concurrent use.
@@ -41,6 +42,7 @@ type Run struct {
 	replacing  map[string]bool
 	creating   map[string]bool
 	held       map[string]bool
+	done       map[string]bool
 	planned    map[string]registry.FederatedType
 
 	types      sync.Map // name → *foundType
@@ -74,6 +76,7 @@ func New(load Loader) *Run {
 		replacing:  map[string]bool{},
 		creating:   map[string]bool{},
 		held:       map[string]bool{},
+		done:       map[string]bool{},
 		planned:    map[string]registry.FederatedType{},
 	}
 }
@@ -86,12 +89,14 @@ func (r *Run) Snapshot(ctx context.Context) (*Snapshot, error) {
 			r.snapshot = NewSnapshot(nil)
 			return
 		}
-		clusters, err := r.load(ctx)
+		regs, err := r.load(ctx)
 		if err != nil {
 			r.loadErr = err
 			return
 		}
+		clusters := regs.Clusters
 		r.snapshot = NewSnapshot(clusters)
+		r.snapshot.interruptedJoins = regs.InterruptedJoins
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		for _, c := range clusters {
@@ -322,6 +327,18 @@ func (r *Run) Held(key string) bool {
 
 // clone is a defensive copy for labels kept in the snapshot.
 func clone(m map[string]string) map[string]string { return maps.Clone(m) }
+
+// FirstTime reports whether this is the run's first call with key: what
+// a run says once (a warning about the host) asks it first.
+func (r *Run) FirstTime(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done[key] {
+		return false
+	}
+	r.done[key] = true
+	return true
+}
 
 // ClaimCreate records that a resource of this run creates the object of
 // that key, and reports false when another one of the run did already: two

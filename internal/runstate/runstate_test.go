@@ -42,12 +42,12 @@ func TestMissedNamesObjectsThatMissAClusterPlannedAfterThem(t *testing.T) {
 
 func TestSnapshotIsReadOnceAndHealthComesFromTheRunFirst(t *testing.T) {
 	loads := 0
-	run := New(func(context.Context) ([]registry.Cluster, error) {
+	run := New(func(context.Context) (registry.Registrations, error) {
 		loads++
-		return []registry.Cluster{
+		return registry.Registrations{Clusters: []registry.Cluster{
 			{Name: "berlin", Health: registry.ClusterHealth{Ready: true}},
 			{Name: "paris", Health: registry.ClusterHealth{Ready: true}},
-		}, nil
+		}}, nil
 	})
 	ctx := context.Background()
 	run.RecordHealth("paris", registry.ClusterHealth{Ready: false, Reason: "ClusterNotReachable"})
@@ -71,7 +71,7 @@ func TestSnapshotIsReadOnceAndHealthComesFromTheRunFirst(t *testing.T) {
 }
 
 func TestSnapshotErrorIsKept(t *testing.T) {
-	run := New(func(context.Context) ([]registry.Cluster, error) { return nil, errors.New("host down") })
+	run := New(func(context.Context) (registry.Registrations, error) { return registry.Registrations{}, errors.New("host down") })
 	if _, err := run.Snapshot(context.Background()); err == nil {
 		t.Fatal("want the loader's error")
 	}
@@ -227,5 +227,13 @@ func TestHostTypesAreListedOncePerRun(t *testing.T) {
 	})
 	if err != nil || found.Target.Kind != "ConfigMap" {
 		t.Errorf("Type(configmaps) = %v, %v; want the listed type, not a read by name", found, err)
+	}
+}
+
+func TestFirstTimeIsOncePerKey(t *testing.T) {
+	r := New(nil)
+	got := []bool{r.FirstTime("a"), r.FirstTime("a"), r.FirstTime("b"), r.FirstTime("a")}
+	if want := []bool{true, false, true, false}; !reflect.DeepEqual(got, want) {
+		t.Errorf("FirstTime answered %v, want %v", got, want)
 	}
 }

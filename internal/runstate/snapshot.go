@@ -15,6 +15,15 @@ import (
 type Snapshot struct {
 	mu       sync.Mutex
 	clusters map[string]Cluster
+	// interruptedJoins are the joins the host records whose cluster is not
+	// registered, as read with the clusters.
+	interruptedJoins []registry.JoinRecord
+}
+
+// InterruptedJoins are the joins the host recorded, when the clusters were
+// read, whose cluster was never registered.
+func (s *Snapshot) InterruptedJoins() []registry.JoinRecord {
+	return s.interruptedJoins
 }
 
 // Cluster is one cluster of a Snapshot.
