@@ -92,7 +92,7 @@ provider "kubefed" {
 			}
 			_, err := host.kube.CoreV1().Secrets(readCredentialsNamespace).Get(context.Background(), cluster+"-read-credentials", metav1.GetOptions{})
 			if !apierrors.IsNotFound(err) {
-				return fmt.Errorf("the read credentials of %s are still in the host (err %v)", cluster, err)
+				return fmt.Errorf("the read credentials of %s are still in the host (err %w)", cluster, err)
 			}
 			return nil
 		},
@@ -118,7 +118,7 @@ func checkReaderOnlyReads(t *testing.T, memberName string, names member.JoinName
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ro-joined-written", Namespace: "default"}}
 	if _, err := reader.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{}); !apierrors.IsForbidden(err) {
-		return fmt.Errorf("the read-only account's create of a ConfigMap answered %v, want forbidden", err)
+		return fmt.Errorf("the read-only account's create of a ConfigMap answered %w, want forbidden", err)
 	}
 	return nil
 }

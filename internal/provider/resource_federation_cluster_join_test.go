@@ -1002,7 +1002,7 @@ func TestAccFederationCluster_joinTokenRotation(t *testing.T) {
 							return nil
 						}
 					}
-					return fmt.Errorf("the former tokens, 30 s after the renewal: %v and (read-only) %v, want both rejected as unauthorized", err, readErr)
+					return fmt.Errorf("the former tokens, 30 s after the renewal: %w and (read-only) %w, want both rejected as unauthorized", err, readErr)
 				},
 			},
 		},

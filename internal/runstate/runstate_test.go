@@ -71,7 +71,9 @@ func TestSnapshotIsReadOnceAndHealthComesFromTheRunFirst(t *testing.T) {
 }
 
 func TestSnapshotErrorIsKept(t *testing.T) {
-	run := New(func(context.Context) (registry.Registrations, error) { return registry.Registrations{}, errors.New("host down") })
+	run := New(func(context.Context) (registry.Registrations, error) {
+		return registry.Registrations{}, errors.New("host down")
+	})
 	if _, err := run.Snapshot(context.Background()); err == nil {
 		t.Fatal("want the loader's error")
 	}
