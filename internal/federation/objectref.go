@@ -93,3 +93,36 @@ func objectList(keys []Key) string {
 }
 
 func compareKeys(a, b Key) int { return strings.Compare(a.String(), b.String()) }
+
+// SelectListed reports, for each object of a set, whether one of refs
+// names it. Every ref must name exactly one object; each that does not is
+// an error naming the ref by its index, joined with errors.Join.
+func SelectListed(refs []ObjectRef, objects []Key) ([]bool, error) {
+	named := map[kindName][]Key{}
+	index := make(map[Key]int, len(objects))
+	for i, k := range objects {
+		index[k] = i
+		named[kindName{k.Kind, k.Name}] = append(named[kindName{k.Kind, k.Name}], k)
+	}
+	listed := make([]bool, len(objects))
+	var problems []error
+	for i, r := range refs {
+		k, err := r.resolveAmong(named[kindName{r.Kind, r.Name}], objects)
+		if err != nil {
+			problems = append(problems, &ListedObjectError{Index: i, Err: err})
+			continue
+		}
+		listed[index[k]] = true
+	}
+	return listed, errors.Join(problems...)
+}
+
+// ListedObjectError is an element of a list of the set's objects that
+// names none of them, or several.
+type ListedObjectError struct {
+	Index int
+	Err   error
+}
+
+func (e *ListedObjectError) Error() string { return fmt.Sprintf("element %d: %v", e.Index, e.Err) }
+func (e *ListedObjectError) Unwrap() error { return e.Err }

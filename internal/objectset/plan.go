@@ -410,12 +410,16 @@ func checkMember(ctx context.Context, m propagation.Member, o propagation.Object
 // write: with adopt, the plan marks it adopted there; without, it refuses.
 func adoptOrRefuse(o *Object, out Planned, cluster string, problems *Problems) {
 	if !o.Adopt {
+		consent := "set adopt = true"
+		if o.Application != "" {
+			consent = "list it in adopt_objects (or set adopt = true for every object of the set)"
+		}
 		problems.AddAttributeError(Root("adopt"), fmt.Sprintf("Cluster %q already holds %s", cluster, o.Target),
 			fmt.Sprintf("%s exists on cluster %q, and this provider did not create it: someone or something else manages it. "+
-				"Applying would take it over and a destroy would delete it, so the plan stops here. To take it over, set "+
-				"adopt = true: the apply then writes the fields the template sets, and a destroy or a placement that leaves "+
-				"the cluster gives the object back instead of deleting it. Otherwise delete it on the cluster, or leave cluster "+
-				"%q out of the placement.", o.Target, cluster, cluster))
+				"Applying would take it over and a destroy would delete it, so the plan stops here. To take it over, %s: "+
+				"the apply then writes the fields the template sets, and a destroy or a placement that leaves the cluster "+
+				"gives the object back instead of deleting it. Otherwise delete it on the cluster, or leave cluster %q out "+
+				"of the placement.", o.Target, cluster, consent, cluster))
 		return
 	}
 	if err := out.adopt(cluster); err != nil {

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -111,6 +112,10 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 			Validators: deletionPolicyValidators(),
 		},
 		"adopt": adoptAttribute("an object of the set"),
+		"adopt_objects": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: objectRefAttributes()},
+			Description: "The objects of the set to adopt, as `adopt = true` does for all of them: each names one object, as " +
+				"`overrides[*].object` does. The plan refuses any other object a cluster holds already.",
+			Validators: []validator.List{listvalidator.ConflictsWith(path.MatchRoot("adopt"))}},
 		"force_conflicts": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			Description: "Take over fields that another field manager owns on a member instead of failing. Defaults to false."},
 		"retain_replicas": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),

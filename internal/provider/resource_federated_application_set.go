@@ -31,6 +31,7 @@ type federatedApplicationModel struct {
 	DeletionPolicy     types.String   `tfsdk:"deletion_policy"`
 	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
 	Adopt              types.Bool     `tfsdk:"adopt"`
+	AdoptObjects       types.List     `tfsdk:"adopt_objects"`
 	RetainReplicas     types.Bool     `tfsdk:"retain_replicas"`
 	IgnoreFields       types.List     `tfsdk:"ignore_fields"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
@@ -247,6 +248,7 @@ func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.E
 		}
 		return nil, diags
 	}
+	adopted := adoptedObjects(ctx, m, keys, &diags)
 	target, hasTarget := r.replicasTarget(ctx, m, keys, &diags)
 	set := &appSet{where: map[string]*appObject{}, hooks: hooks, scope: scope}
 	var objects []*objectset.Object
@@ -263,6 +265,7 @@ func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.E
 		spec.TypeName, spec.Template, spec.TemplateAt = ft.Name(), mf.Template, objectset.Root("template")
 		spec.Overrides, spec.Key = perObject[i].Rules, mf.Key
 		spec.ReplicasPlaceOnly = !hasTarget || target != mf.Key
+		spec.Adopt = base.Adopt || adopted[i]
 		o, problems := env.NewObject(ctx, spec)
 		addObjectProblems(&diags, problems, where)
 		if o == nil {
@@ -273,6 +276,28 @@ func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.E
 	}
 	set.Set = objectset.NewSet(objects, strategy, base)
 	return set, diags
+}
+
+// adoptedObjects reports, for each object of the set, whether
+// adopt_objects lists it; an element that names no object, or several, is
+// an error at that element.
+func adoptedObjects(ctx context.Context, m *federatedApplicationModel, keys []federation.Key, diags *diag.Diagnostics) []bool {
+	var listed []objectRefModel
+	if diags.Append(m.AdoptObjects.ElementsAs(ctx, &listed, false)...); diags.HasError() {
+		return make([]bool, len(keys))
+	}
+	refs := make([]federation.ObjectRef, len(listed))
+	for i, l := range listed {
+		refs[i] = *l.ref()
+	}
+	adopted, err := federation.SelectListed(refs, keys)
+	var wrong *federation.ListedObjectError
+	for _, e := range objectset.SplitErrors(err) {
+		if errors.As(e, &wrong) {
+			diags.AddAttributeError(path.Root("adopt_objects").AtListIndex(wrong.Index), "No such object in the set", wrong.Err.Error())
+		}
+	}
+	return adopted
 }
 
 // applicationSpec is what every object of the application shares, in the
