@@ -22,14 +22,14 @@ func TestAccAdoption_applicationAdoptsTheObjectsItLists(t *testing.T) {
 	acctest.Lab(t)
 	prefix, ns := "adopt-l", uniqueName("adopt-l")
 	cleanupObjectTest(t, prefix, ns)
-	berlin := prefix + "-berlin"
+	ny := prefix + "-ny"
 	base := acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns)
 	app := func(adopt string) string {
 		return base + fmt.Sprintf(`
 resource "kubefed_federated_application" "web" {
   name      = %[1]q
   manifests = [for n in ["first", "second", "third"] : yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = n, namespace = %[1]q }, data = { color = "blue" } })]
-  placement = { clusters = [kubefed_federation_cluster.berlin.name] }
+  placement = { clusters = [kubefed_federation_cluster.ny.name] }
   %[2]s
   depends_on = [kubefed_federated_object.ns, kubefed_federated_type.configmaps]
 }
@@ -37,15 +37,15 @@ resource "kubefed_federated_application" "web" {
 	}
 	existing := func() {
 		for _, name := range []string{"first", "second"} {
-			createOnMember(t, "berlin", configMapsGVR, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			createOnMember(t, "new-york", configMapsGVR, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 				"metadata": map[string]any{"name": name, "namespace": ns}, "data": map[string]any{"color": "red", "keep": "yes"}})
 		}
 	}
 	t.Cleanup(func() {
-		_ = memberClient(t, "berlin").Resource(namespacesGVR).Delete(context.Background(), ns, metav1.DeleteOptions{})
+		_ = memberClient(t, "new-york").Resource(namespacesGVR).Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
 	adopted := func(name string, mark any) resource.TestCheckFunc {
-		return checkMemberField(t, "berlin", configMapsGVR, ns, name, mark, "metadata", "annotations", federation.AdoptedAnnotation)
+		return checkMemberField(t, "new-york", configMapsGVR, ns, name, mark, "metadata", "annotations", federation.AdoptedAnnotation)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
@@ -54,7 +54,7 @@ resource "kubefed_federated_application" "web" {
 			{
 				PreConfig: existing,
 				Config:    app(`adopt_objects = [{ kind = "ConfigMap", name = "first" }]`),
-				ExpectError: acctest.ErrorMatching(fmt.Sprintf("Cluster %q already holds", berlin), "ConfigMap "+ns+"/second",
+				ExpectError: acctest.ErrorMatching(fmt.Sprintf("Cluster %q already holds", ny), "ConfigMap "+ns+"/second",
 					"list it in adopt_objects"),
 			},
 			{
@@ -65,15 +65,15 @@ resource "kubefed_federated_application" "web" {
 				Config: app(`adopt_objects = [{ kind = "ConfigMap", name = "first" }, { kind = "ConfigMap", name = "second" }]`),
 				Check: resource.ComposeTestCheckFunc(
 					adopted("first", "true"), adopted("second", "true"), adopted("third", nil),
-					checkMemberField(t, "berlin", configMapsGVR, ns, "second", "yes", "data", "keep"),
-					checkMemberField(t, "berlin", configMapsGVR, ns, "third", "blue", "data", "color"),
+					checkMemberField(t, "new-york", configMapsGVR, ns, "second", "yes", "data", "keep"),
+					checkMemberField(t, "new-york", configMapsGVR, ns, "third", "blue", "data", "color"),
 				),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
 		CheckDestroy: resource.ComposeTestCheckFunc(
-			checkGivenBack(t, "berlin", configMapsGVR, ns, "first", "yes", "data", "keep"),
-			checkGivenBack(t, "berlin", configMapsGVR, ns, "second", "yes", "data", "keep"),
+			checkGivenBack(t, "new-york", configMapsGVR, ns, "first", "yes", "data", "keep"),
+			checkGivenBack(t, "new-york", configMapsGVR, ns, "second", "yes", "data", "keep"),
 		),
 	})
 }
