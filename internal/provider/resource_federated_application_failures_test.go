@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/acctest"
@@ -32,21 +33,27 @@ const caseLabel = "failure-case"
 var labMembers = []string{"san-francisco", "new-york", "berlin"}
 
 // failureCase is one cell of the failure matrix: where the stage that
-// fails is, what the strategy does then, and how the set changes.
+// fails is, what the strategy does then, how the set changes, and how the
+// failure is resolved.
 type failureCase struct {
 	stage     string // first, last or only
 	onFailure string // stop or rollback
 	change    string // changed, added or removed
+	// resolution is "fix" (the change without what made it fail) or
+	// "revert" (the set of before the change).
+	resolution string
 }
 
 // failureMatrix is every stage position by every on_failure by every kind
-// of change.
+// of change by every resolution.
 func failureMatrix() []failureCase {
 	var cases []failureCase
 	for _, stage := range []string{"first", "last", "only"} {
 		for _, onFailure := range []string{"stop", "rollback"} {
 			for _, change := range []string{"changed", "added", "removed"} {
-				cases = append(cases, failureCase{stage, onFailure, change})
+				for _, resolution := range []string{"fix", "revert"} {
+					cases = append(cases, failureCase{stage, onFailure, change, resolution})
+				}
 			}
 		}
 	}
@@ -54,7 +61,9 @@ func failureMatrix() []failureCase {
 }
 
 // id names the case, its application and the objects of its set.
-func (c failureCase) id() string { return c.stage + "-" + c.onFailure + "-" + c.change }
+func (c failureCase) id() string {
+	return strings.Join([]string{c.stage, c.onFailure, c.change, c.resolution}, "-")
+}
 
 // address is the case's application in the configuration.
 func (c failureCase) address() string { return "kubefed_federated_application." + c.resourceName() }
@@ -73,6 +82,15 @@ func (c failureCase) sets() (before, after map[string]string) {
 	default:
 		return map[string]string{a: "blue", b: "blue"}, map[string]string{a: "blue"}
 	}
+}
+
+// resolved is the case's set once its failure is resolved.
+func (c failureCase) resolved() map[string]string {
+	before, after := c.sets()
+	if c.resolution == "revert" {
+		return before
+	}
+	return after
 }
 
 // stages is the case's rollout_strategy stages: berlin, where the case
@@ -200,9 +218,9 @@ func breakOnBerlin(id string) string {
 `, id, jsonPointerKey(lab.FailLabel))
 }
 
-// apps are the matrix's applications, each at the given phase of its case:
-// "before" the change, "broken" (the change, with the Deployment failing
-// on berlin) or "fixed" (the change alone).
+// matrixApps are the matrix's applications, each at the given phase of its
+// case: "before" the change, "broken" (the change, with the Deployment
+// failing on berlin) or "resolved".
 func matrixApps(prefix, ns string, cases []failureCase, phase string) []caseApp {
 	var apps []caseApp
 	for _, c := range cases {
@@ -214,17 +232,20 @@ func matrixApps(prefix, ns string, cases []failureCase, phase string) []caseApp 
 			a.colors = before
 		case "broken":
 			a.extra += breakOnBerlin(c.id())
+		case "resolved":
+			a.colors = c.resolved()
 		}
 		apps = append(apps, a)
 	}
 	return apps
 }
 
-// Every cell of stage position × on_failure × kind of change, each an
-// application of its own beside the others: after the failed apply the
-// plan shows what each still owes; once the failure is fixed one apply
-// converges (the members hold exactly the set, the host records it), the
-// plan after it is empty, and the destroy leaves nothing anywhere.
+// Every cell of stage position × on_failure × kind of change × resolution,
+// each an application of its own beside the others: after the failed apply
+// the plan shows what each still owes, and the members are as on_failure
+// leaves them; once the failure is fixed, or the change reverted, one
+// apply converges (the members hold exactly the set, the host records it),
+// the plan after it is empty, and the destroy leaves nothing anywhere.
 func TestAccFederatedApplication_failureMatrix(t *testing.T) {
 	acctest.Lab(t)
 	prefix, ns := "fm", uniqueName("fm")
@@ -232,19 +253,7 @@ func TestAccFederatedApplication_failureMatrix(t *testing.T) {
 	createMemberNamespace(t, ns)
 	cases := failureMatrix()
 	config := func(phase string) string { return caseConfig(t, prefix, matrixApps(prefix, ns, cases, phase)...) }
-	var owed []plancheck.PlanCheck
-	var afterFailure, converged, destroyed []resource.TestCheckFunc
-	for _, c := range cases {
-		before, after := c.sets()
-		owed = append(owed, plancheck.ExpectResourceAction(c.address(), plancheck.ResourceActionUpdate))
-		if c.onFailure == "rollback" {
-			afterFailure = append(afterFailure, checkCaseHolds(t, ns, c.id(), before, c.failedStage()...))
-		}
-		afterFailure = append(afterFailure, checkCaseHolds(t, ns, c.id(), before, c.untouched()...))
-		converged = append(converged, checkCaseHolds(t, ns, c.id(), after, labMembers...),
-			checkCaseRunning(t, ns, c.id(), labMembers...), checkCaseRecords(t, prefix+"-"+c.id(), ns, c.id(), after))
-		destroyed = append(destroyed, checkCaseHolds(t, ns, c.id(), nil, labMembers...), checkNoRecordOf(t, prefix+"-"+c.id()))
-	}
+	checks := newMatrixChecks(t, prefix, ns, cases)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -255,19 +264,50 @@ func TestAccFederatedApplication_failureMatrix(t *testing.T) {
 				// with the plan.
 				Config: config("broken"), PlanOnly: true, ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPreRefresh: append(owed, membersAtPlan(resource.ComposeAggregateTestCheckFunc(afterFailure...))),
+					PostApplyPreRefresh: append(checks.owed, membersAtPlan(resource.ComposeAggregateTestCheckFunc(checks.afterFailure...))),
 				},
 			},
 			{
-				Config: config("fixed"),
-				Check:  resource.ComposeAggregateTestCheckFunc(converged...),
+				Config: config("resolved"),
+				Check:  resource.ComposeAggregateTestCheckFunc(checks.converged...),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 			},
 		},
-		CheckDestroy: resource.ComposeAggregateTestCheckFunc(append(destroyed, checkHostNamespaceGone(t, ns))...),
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(append(checks.destroyed, checkHostNamespaceGone(t, ns))...),
 	})
+}
+
+// matrixChecks are the checks of every case of the matrix at each step.
+type matrixChecks struct {
+	// owed are the plan's after the failed apply: each case still owes
+	// an update.
+	owed []plancheck.PlanCheck
+	// afterFailure check the members as the failure left them: a
+	// rollback gives the failed stage the set of before, a failure stops
+	// before later stages.
+	afterFailure []resource.TestCheckFunc
+	// converged check, after the resolution's apply, the members and the
+	// host's records; destroyed, that nothing of any case is left.
+	converged, destroyed []resource.TestCheckFunc
+}
+
+func newMatrixChecks(t *testing.T, prefix, ns string, cases []failureCase) matrixChecks {
+	var m matrixChecks
+	for _, c := range cases {
+		before, _ := c.sets()
+		application := prefix + "-" + c.id()
+		m.owed = append(m.owed, plancheck.ExpectResourceAction(c.address(), plancheck.ResourceActionUpdate))
+		if c.onFailure == "rollback" {
+			m.afterFailure = append(m.afterFailure, checkCaseHolds(t, ns, c.id(), before, c.failedStage()...))
+		}
+		m.afterFailure = append(m.afterFailure, checkCaseHolds(t, ns, c.id(), before, c.untouched()...))
+		m.converged = append(m.converged, checkCaseHolds(t, ns, c.id(), c.resolved(), labMembers...),
+			checkCaseRunning(t, ns, c.id(), labMembers...), checkCaseRecords(t, application, ns, c.id(), c.resolved()))
+		m.destroyed = append(m.destroyed, checkCaseHolds(t, ns, c.id(), nil, labMembers...), checkNoRecordOf(t, application))
+	}
+	return m
 }
 
 // createMemberNamespace creates the namespace on every member, outside the
@@ -315,7 +355,11 @@ func checkCaseHolds(t *testing.T, ns, id string, colors map[string]string, membe
 
 // memberColors are the member's ConfigMaps of the case, by name to color.
 func memberColors(t *testing.T, member, ns, id string) (map[string]string, error) {
-	items, err := memberCaseObjects(t, member, configMapsGVR, ns, id)
+	return caseColors(memberClient(t, member), member, ns, id)
+}
+
+func caseColors(client dynamic.Interface, member, ns, id string) (map[string]string, error) {
+	items, err := caseObjects(client, member, configMapsGVR, ns, id)
 	if err != nil {
 		return nil, err
 	}
@@ -331,8 +375,11 @@ func memberColors(t *testing.T, member, ns, id string) (map[string]string, error
 
 // memberCaseObjects lists the objects of the case on a member.
 func memberCaseObjects(t *testing.T, member string, gvr schema.GroupVersionResource, ns, id string) ([]unstructured.Unstructured, error) {
-	list, err := memberClient(t, member).Resource(gvr).Namespace(ns).List(context.Background(),
-		metav1.ListOptions{LabelSelector: caseLabel + "=" + id})
+	return caseObjects(memberClient(t, member), member, gvr, ns, id)
+}
+
+func caseObjects(client dynamic.Interface, member string, gvr schema.GroupVersionResource, ns, id string) ([]unstructured.Unstructured, error) {
+	list, err := client.Resource(gvr).Namespace(ns).List(context.Background(), metav1.ListOptions{LabelSelector: caseLabel + "=" + id})
 	if err != nil {
 		return nil, fmt.Errorf("%s: listing %s of case %s: %w", member, gvr.Resource, id, err)
 	}
