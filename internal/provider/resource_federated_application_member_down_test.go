@@ -3,6 +3,7 @@ package provider_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -38,14 +39,17 @@ func TestAccFederatedApplication_rollbackWhileAMemberIsDown(t *testing.T) {
 	prefix, ns := "fm-down-rb", uniqueName("fm-down-rb")
 	cleanupObjectTest(t, prefix, ns)
 	createMemberNamespace(t, ns)
-	t.Cleanup(func() { startMember(t, "berlin") })
+	var stopper *memberStopper
+	t.Cleanup(func() {
+		_ = stopper.wait()
+		startMember(t, "berlin")
+	})
 	id := "rb"
 	before, after := map[string]string{id + "-a": "blue"}, map[string]string{id + "-a": "green", id + "-b": "blue"}
-	app := caseApp{prefix: prefix, id: id, ns: ns, colors: before, placement: []string{"sf", "ny", "berlin"}, progressDeadline: 10,
+	app := caseApp{prefix: prefix, id: id, ns: ns, colors: before, placement: []string{"sf", "ny", "berlin"}, progressDeadline: 15,
 		extra: "  rollout_strategy = { stages = [[\"*\"]], on_failure = \"rollback\" }\n"}
 	broken := app
 	broken.colors, broken.extra = after, app.extra+unschedulableOnSF(id)
-	var stopped chan error
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -53,13 +57,13 @@ func TestAccFederatedApplication_rollbackWhileAMemberIsDown(t *testing.T) {
 			{
 				// berlin goes down once it holds the new set, before
 				// san-francisco's rollout reaches its deadline.
-				PreConfig:   func() { stopped = stopWhenHolding(t, "berlin", ns, id, after) },
+				PreConfig:   func() { stopper = stopWhenHolding(t, "berlin", ns, id, after) },
 				Config:      caseConfig(t, prefix, broken),
 				ExpectError: acctest.ErrorMatching("Rolled back after a failed stage", "rollback itself failed", prefix+"-berlin"),
 			},
 			{
 				PreConfig: func() {
-					if err := <-stopped; err != nil {
+					if err := stopper.wait(); err != nil {
 						t.Fatal(err)
 					}
 					startMember(t, "berlin")
@@ -86,24 +90,40 @@ func TestAccFederatedApplication_rollbackWhileAMemberIsDown(t *testing.T) {
 	})
 }
 
-// stopWhenHolding stops the member as soon as it holds exactly the case's
-// ConfigMaps in these colors, and says on the channel how that went.
-func stopWhenHolding(t *testing.T, member, ns, id string, colors map[string]string) chan error {
-	done := make(chan error, 1)
+// memberStopper stops a member once it holds a case's ConfigMaps in the
+// given colors, from a goroutine of its own.
+type memberStopper struct {
+	done chan struct{}
+	err  error
+}
+
+// stopWhenHolding starts watching the member, and stops it as soon as it
+// holds exactly the case's ConfigMaps in these colors.
+func stopWhenHolding(t *testing.T, member, ns, id string, colors map[string]string) *memberStopper {
+	l, client := acctest.Lab(t), memberClient(t, member)
+	s := &memberStopper{done: make(chan struct{})}
 	go func() {
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			if got, err := memberColors(t, member, ns, id); err == nil && fmt.Sprint(got) == fmt.Sprint(colors) {
+		defer close(s.done)
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if got, err := caseColors(client, member, ns, id); err == nil && maps.Equal(got, colors) {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				done <- acctest.Lab(t).Stop(ctx, member)
+				s.err = l.Stop(ctx, member)
 				return
 			}
-			time.Sleep(100 * time.Millisecond)
 		}
-		done <- fmt.Errorf("%s never held %v of case %s", member, colors, id)
+		s.err = fmt.Errorf("%s never held %v of case %s", member, colors, id)
 	}()
-	return done
+	return s
+}
+
+// wait waits for the member to be stopped, or for the watch to give up.
+func (s *memberStopper) wait() error {
+	if s == nil {
+		return nil
+	}
+	<-s.done
+	return s.err
 }
 
 // An object leaving one member, by a change of placement, while that
