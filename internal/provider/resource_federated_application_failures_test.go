@@ -264,7 +264,7 @@ func TestAccFederatedApplication_failureMatrix(t *testing.T) {
 				// with the plan.
 				Config: config("broken"), PlanOnly: true, ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPreRefresh: append(checks.owed, membersAtPlan(resource.ComposeAggregateTestCheckFunc(checks.afterFailure...))),
+					PostApplyPreRefresh: append(checks.owed, checkAtPlan(resource.ComposeAggregateTestCheckFunc(checks.afterFailure...))),
 				},
 			},
 			{
@@ -459,12 +459,4 @@ func checkNoRecordOf(t *testing.T, application string) resource.TestCheckFunc {
 		}
 		return nil
 	}
-}
-
-// membersAtPlan runs a check of the members when a plan is checked, where
-// a plan-only step, which runs no Check, can run it.
-type membersAtPlan resource.TestCheckFunc
-
-func (c membersAtPlan) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	resp.Error = c(nil)
 }

@@ -71,7 +71,7 @@ func TestAccFederatedApplication_rollbackWhileAMemberIsDown(t *testing.T) {
 				Config: caseConfig(t, prefix, app), PlanOnly: true, ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("kubefed_federated_application."+id, plancheck.ResourceActionUpdate),
-					membersAtPlan(resource.ComposeAggregateTestCheckFunc(
+					checkAtPlan(resource.ComposeAggregateTestCheckFunc(
 						checkCaseHolds(t, ns, id, after, "berlin"),
 						checkCaseHolds(t, ns, id, before, "san-francisco", "new-york"))),
 				}},
@@ -155,7 +155,7 @@ func TestAccFederatedApplication_placementChangeWhileAMemberIsDown(t *testing.T)
 				Config:    caseConfig(t, prefix, moved), PlanOnly: true, ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("kubefed_federated_application."+id, plancheck.ResourceActionUpdate),
-					membersAtPlan(checkCaseHolds(t, ns, id, colors, labMembers...)),
+					checkAtPlan(checkCaseHolds(t, ns, id, colors, labMembers...)),
 				}},
 			},
 			{
