@@ -21,9 +21,10 @@ import (
 const hostRecordGrace = 15 * time.Second
 
 // record writes each object's record to the host: the set's objects with
-// their status, several at once, then removes, one after another, the
-// records of objects no cluster holds any more that left the set. It
-// returns the objects whose record could not be written.
+// their status, several at once; then it removes the records of the
+// objects that left the set and no cluster holds: one after another those
+// the apply removed, then those no cluster held when it began. It returns
+// the objects whose record could not be written.
 func (a *setApply) record(ctx context.Context, specs map[string]func() error, problems *Problems) map[string]bool {
 	var written []*Object
 	for _, key := range a.keys {
@@ -59,7 +60,28 @@ func (a *setApply) record(ctx context.Context, specs map[string]func() error, pr
 		}
 		a.env.RemoveRecords(ctx, []*Object{o}, problems)
 	}
+	if left := a.leftUnheld(); len(left) > 0 {
+		a.env.RemoveRecords(ctx, left, problems)
+	}
 	return unwritten
+}
+
+// leftUnheld are the objects that left the set which no cluster held when
+// the apply began (a rollback removed them, or no write of them ever
+// succeeded): the apply works on none of them, and their host records are
+// all that is left of them.
+func (a *setApply) leftUnheld() []*Object {
+	if a.in.Prior == nil {
+		return nil
+	}
+	var out []*Object
+	for _, o := range a.in.Prior.Objects {
+		key := o.Key.String()
+		if !a.in.Set.Names(key) && a.objects[key] == nil && len(a.in.Held[key]) == 0 {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // errSpecRolledBack has recordInHost write the spec again: the one written

@@ -66,7 +66,7 @@ resource "kubefed_replica_scheduling_preference" "dup" {
 				// ones hold what they held, and plan empty.
 				Config:   base,
 				PlanOnly: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
+				ConfigPlanChecks: checksAtPlan(
 					checkMemberField(t, "san-francisco", configMapsGVR, ns, "owned", "first", "data", "owner"),
 					checkMemberAbsent(t, "new-york", configMapsGVR, ns, "owned"),
 				),

@@ -64,7 +64,7 @@ func TestAccFederatedApplication_lastStageRolledBackAndOldObjectPruned(t *testin
 				Config:             config("web-config-v2", "nginx:1.28", failDeploymentOnBerlin()),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeTestCheckFunc(
+				ConfigPlanChecks: checksAtPlan(
 					checkImage(t, ns, "nginx:1.27", "berlin"),
 					checkMemberField(t, "berlin", configMapsGVR, ns, "web-config-v1", "blue", "data", "color"),
 					checkGone(t, configMapsGVR, ns, "web-config-v2", "berlin"),
@@ -114,7 +114,7 @@ func TestAccFederatedApplication_onlyStageRolledBack(t *testing.T) {
 				Config:             config("nginx:1.28", failDeploymentOnBerlin()),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				Check:              resource.ComposeTestCheckFunc(checkImage(t, ns, "nginx:1.27", all...), checkHostRecordImage(t, ns, "nginx:1.27")),
+				ConfigPlanChecks:   checksAtPlan(checkImage(t, ns, "nginx:1.27", all...), checkHostRecordImage(t, ns, "nginx:1.27")),
 			},
 			{
 				Config: config("nginx:1.28", ""),
@@ -156,7 +156,7 @@ func TestAccFederatedApplication_pruningWhileAMemberIsDown(t *testing.T) {
 				Config:             withoutService,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeTestCheckFunc(
+				ConfigPlanChecks: checksAtPlan(
 					checkGone(t, servicesGVR, ns, "web", "san-francisco", "new-york"),
 					checkMemberField(t, "berlin", servicesGVR, ns, "web", "web", "spec", "selector", "app"),
 				),
@@ -207,10 +207,10 @@ func TestAccFederatedApplication_destroyRemovesRecordsTheStateLost(t *testing.T)
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				PreConfig: func() { writeStray(t, prefix, stray) },
-				Config:    config,
-				PlanOnly:  true,
-				Check:     checkMemberField(t, "berlin", configMapsGVR, "default", stray, "left", "data", "by"),
+				PreConfig:        func() { writeStray(t, prefix, stray) },
+				Config:           config,
+				PlanOnly:         true,
+				ConfigPlanChecks: checksAtPlan(checkMemberField(t, "berlin", configMapsGVR, "default", stray, "left", "data", "by")),
 			},
 		},
 		CheckDestroy: resource.ComposeTestCheckFunc(

@@ -254,7 +254,7 @@ func TestAccFederatedApplication_stagedStopAndRollback(t *testing.T) {
 				Config:             config("green", "nginx:1.28", stagedStrategy("stop")+failDeploymentOnBerlin()),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeTestCheckFunc(checkColor("blue", others...), checkImage(t, ns, "nginx:1.27", others...),
+				ConfigPlanChecks: checksAtPlan(checkColor("blue", others...), checkImage(t, ns, "nginx:1.27", others...),
 					checkColor("green", "berlin")),
 			},
 			{
@@ -273,7 +273,7 @@ func TestAccFederatedApplication_stagedStopAndRollback(t *testing.T) {
 				Config:             config("red", "nginx:1.29", stagedStrategy("rollback")+failDeploymentOnBerlin()),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				Check:              resource.ComposeTestCheckFunc(checkColor("green", all...), checkImage(t, ns, "nginx:1.28", all...)),
+				ConfigPlanChecks:   checksAtPlan(checkColor("green", all...), checkImage(t, ns, "nginx:1.28", all...)),
 			},
 			{
 				Config: config("red", "nginx:1.29", stagedStrategy("rollback")),

@@ -51,7 +51,7 @@ resource "kubefed_federated_object" "cm" {
 				Config:             withoutNewYork,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				Check:              checkMemberField(t, "new-york", configMapsGVR, ns, "c", "blue", "data", "color"),
+				ConfigPlanChecks:   checksAtPlan(checkMemberField(t, "new-york", configMapsGVR, ns, "c", "blue", "data", "color")),
 			},
 			{
 				Config: withoutNewYork,
