@@ -4,9 +4,9 @@
 # and prints a table:
 #
 #   1 object on 1, 3 and 6 member clusters; 20 objects on 1; 20, 50 and
-#   200 objects on 3; 1, 20 and 200 objects on 12.
+#   200 objects on 3; 1, 20 and 200 objects on 12; 100 objects on 10.
 #
-# A scenario appNxC (app30x3 by default) compares one
+# A scenario appNxC (app30x3 and app100x10 by default) compares one
 # kubefed_federated_application of N ConfigMaps on C clusters with N
 # kubefed_federated_objects of the same ConfigMaps: create, a no-change
 # plan, an update of every object and a destroy of each form, the forms in
@@ -559,7 +559,7 @@ for m in $(members "$lab_dir"); do bin/kubefed-lab -dir "$lab_dir" latency "$m" 
 : >"$work/rss" >"$work/cpu"
 
 rows=() app_rows=() peer_rows=()
-for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x1 20x3 50x3 200x3 1x12 20x12 200x12 app30x3}; do
+for scenario in ${BENCH_SCENARIOS:-1x1 1x3 1x6 20x1 20x3 50x3 200x3 1x12 20x12 200x12 100x10 app30x3 app100x10}; do
   objects=${scenario%x*} clusters=${scenario#*x}
   if [ "${objects#app}" != "$objects" ]; then
     app_scenario "${objects#app}" "$clusters"
