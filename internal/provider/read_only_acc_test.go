@@ -35,7 +35,7 @@ import (
 // cluster, reaching the members with their read credentials; its apply
 // fails naming read_only, and nothing changes on the host or a member.
 func TestAccReadOnly_plannerPlansAndCannotApply(t *testing.T) {
-	lab := acctest.Lab(t)
+	acctest.Lab(t)
 	host := newHostClients(t)
 	members := map[string]string{"ro-sf": "san-francisco", "ro-ny": "new-york", "ro-berlin": "berlin"}
 	names := []string{"ro-sf", "ro-ny", "ro-berlin"}
@@ -44,11 +44,7 @@ func TestAccReadOnly_plannerPlansAndCannotApply(t *testing.T) {
 	for name, m := range members {
 		readTokens[name] = memberReader(t, m)
 	}
-	applyPlannerRBAC(t, host)
-	plannerToken, err := lab.ServiceAccountToken(context.Background(), lab.Host().Name, federationNamespace, "kubefed-planner", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	planner := plannerProvider(t, host)
 	assertPlannerMay(t, host, false, federationNamespace, "ro-berlin-credentials")
 	assertPlannerMay(t, host, true, "kube-federation-read", "ro-berlin-read-credentials")
 
@@ -71,14 +67,6 @@ resource "kubefed_federated_object" "settings" {
 		}
 		return c
 	}
-	planner := fmt.Sprintf(`
-provider "kubefed" {
-  host                   = %q
-  cluster_ca_certificate = %s
-  token                  = %s
-  read_only              = true
-}
-`, lab.Host().URL, acctest.Quote(string(lab.Host().CAPEM)), acctest.Quote(plannerToken))
 	planned := map[string]knownvalue.Check{}
 	for _, name := range names {
 		planned[name] = knownvalue.StringRegexp(regexp.MustCompile(`"LEVEL":"warn"`))
@@ -108,6 +96,27 @@ provider "kubefed" {
 			},
 		},
 	})
+}
+
+// plannerProvider applies examples/rbac/planner.yaml to the host and
+// returns a provider block with kubefed-planner's token and read_only =
+// true.
+func plannerProvider(t *testing.T, host hostClients) string {
+	t.Helper()
+	lab := acctest.Lab(t)
+	applyPlannerRBAC(t, host)
+	token, err := lab.ServiceAccountToken(context.Background(), lab.Host().Name, federationNamespace, "kubefed-planner", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(`
+provider "kubefed" {
+  host                   = %q
+  cluster_ca_certificate = %s
+  token                  = %s
+  read_only              = true
+}
+`, lab.Host().URL, acctest.Quote(string(lab.Host().CAPEM)), acctest.Quote(token))
 }
 
 // memberReader is a token of an identity on the member that may only read

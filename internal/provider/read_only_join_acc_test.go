@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -28,17 +27,13 @@ import (
 // template on the joined cluster with it; its apply fails naming
 // read_only. The destroy removes the account and the host's read Secret.
 func TestAccReadOnly_joinedClusterPlansWithTheJoinsReadOnlyAccount(t *testing.T) {
-	lab := acctest.Lab(t)
+	acctest.Lab(t)
 	const cluster = "ro-joined"
 	names := member.NewJoinNames(federationNamespace, cluster, "host")
 	cleanupJoin(t, "berlin", names)
 	host := newHostClients(t)
 	t.Cleanup(func() { deleteClusters(t, host, cluster) })
-	applyPlannerRBAC(t, host)
-	plannerToken, err := lab.ServiceAccountToken(context.Background(), lab.Host().Name, federationNamespace, "kubefed-planner", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	planner := plannerProvider(t, host)
 	config := func(provider, level string) string {
 		return provider + joinTypes + joinedCluster(t, cluster,
 			"kubefed_federated_type.namespaces.name, kubefed_federated_type.configmaps.name, kubefed_federated_type.deployments.name",
@@ -50,14 +45,6 @@ resource "kubefed_federated_object" "settings" {
 }
 `
 	}
-	planner := fmt.Sprintf(`
-provider "kubefed" {
-  host                   = %q
-  cluster_ca_certificate = %s
-  token                  = %s
-  read_only              = true
-}
-`, lab.Host().URL, acctest.Quote(string(lab.Host().CAPEM)), acctest.Quote(plannerToken))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{

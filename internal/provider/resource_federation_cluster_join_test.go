@@ -729,18 +729,13 @@ func backdateProbes(t *testing.T, cluster string, d time.Duration) string {
 // warns that its health is not recorded and goes on, the host keeps the
 // health it had, and an apply with that role fails at its first write.
 func TestAccFederationCluster_joinTokenHiddenAndReadOnlyPlanner(t *testing.T) {
-	lab := acctest.Lab(t)
+	acctest.Lab(t)
 	ws := acctest.NewWorkspace(t)
 	cluster := "plan-berlin"
 	cleanupJoin(t, "berlin", member.NewJoinNames(federationNamespace, cluster, "host"))
 	host := newHostClients(t)
 	t.Cleanup(func() { deleteClusters(t, host, cluster) })
-	applyPlannerRBAC(t, host)
-	plannerToken, err := lab.ServiceAccountToken(context.Background(), lab.Host().Name, federationNamespace, "kubefed-planner", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	planner := strings.Replace(inlineProvider(t, lab.Host().URL, plannerToken, string(lab.Host().CAPEM)), "}", "  read_only = true\n}", 1)
+	planner := plannerProvider(t, host)
 	body := joinTypes + joinedCluster(t, cluster, "kubefed_federated_type.namespaces.name", "")
 	writer := acctest.HostProviderConfig(t) + body
 	t.Cleanup(func() {
