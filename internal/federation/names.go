@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
 )
 
 // NameProblems says what the host or a member would refuse in the name
@@ -44,4 +45,16 @@ func DuplicateNames(names []string) []string {
 		}
 	}
 	return out
+}
+
+// TemplateHasNamespace decides an object's scope from its template alone,
+// for those that know no federated type: a namespace means a namespaced
+// object.
+func TemplateHasNamespace(template string) bool {
+	var object struct {
+		Metadata struct {
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	return yaml.Unmarshal([]byte(template), &object) == nil && object.Metadata.Namespace != ""
 }

@@ -39,3 +39,16 @@ func TestNameProblems(t *testing.T) {
 		})
 	}
 }
+
+func TestTemplateHasNamespace(t *testing.T) {
+	for template, want := range map[string]bool{
+		"metadata:\n  name: a\n  namespace: shop\n": true,
+		`{"metadata":{"name":"a"}}`:                 false,
+		"metadata:\n  name: a\n  namespace: \"\"\n": false,
+		"not: [yaml": false,
+	} {
+		if got := TemplateHasNamespace(template); got != want {
+			t.Errorf("TemplateHasNamespace(%q) = %t, want %t", template, got, want)
+		}
+	}
+}

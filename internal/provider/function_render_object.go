@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
@@ -81,7 +80,7 @@ func (f *renderObjectFunction) Run(ctx context.Context, req function.RunRequest,
 	}
 	rendered, err := federation.Render(federation.RenderSpec{
 		Template:   template,
-		Namespaced: templateHasNamespace(template),
+		Namespaced: federation.TemplateHasNamespace(template),
 		Overrides:  rules,
 	}, target, nil)
 	if err != nil {
@@ -94,17 +93,6 @@ func (f *renderObjectFunction) Run(ctx context.Context, req function.RunRequest,
 		return
 	}
 	resp.Error = function.ConcatFuncErrors(resp.Result.Set(ctx, rendered.Display))
-}
-
-// templateHasNamespace decides scope from the template itself, since the
-// function knows no federated type: a namespace means a namespaced object.
-func templateHasNamespace(template string) bool {
-	var object struct {
-		Metadata struct {
-			Namespace string `json:"namespace"`
-		} `json:"metadata"`
-	}
-	return yaml.Unmarshal([]byte(template), &object) == nil && object.Metadata.Namespace != ""
 }
 
 // functionCluster reads the cluster argument.

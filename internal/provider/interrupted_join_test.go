@@ -59,7 +59,7 @@ func TestAccInterruptedJoin_recordedNamedAndCompleted(t *testing.T) {
 
 	ws.Write(base)
 	out := ws.MustRun(0, "plan", "-input=false", "-no-color")
-	for _, want := range []string{`The join of cluster "` + cluster + `" was cut off`, lab.Cluster("berlin").URL, names.ClusterRole,
+	for _, want := range []string{`The join of cluster "` + cluster + `" is left on its member`, lab.Cluster("berlin").URL, names.ClusterRole,
 		names.ReaderServiceAccount, cluster + "-credentials"} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("the plan does not name %q of the interrupted join:\n%s", want, out)

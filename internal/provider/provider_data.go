@@ -296,7 +296,7 @@ func (d *providerData) warnInterruptedJoins(ctx context.Context, diags *diag.Dia
 		return
 	}
 	for _, rec := range snapshot.InterruptedJoins() {
-		diags.AddWarning(fmt.Sprintf("The join of cluster %q was cut off", rec.Cluster), rec.LeftBehind(d.settings.FederationNamespace))
+		diags.AddWarning(fmt.Sprintf("The join of cluster %q is left on its member", rec.Cluster), rec.LeftBehind(d.settings.FederationNamespace))
 	}
 }
 

@@ -50,7 +50,7 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 	// template is taken as the scope, which the plan checks again.
 	renderer, err := federation.NewRenderer(federation.RenderSpec{
 		Template:   template.ValueString(),
-		Namespaced: templateHasNamespace(template.ValueString()),
+		Namespaced: federation.TemplateHasNamespace(template.ValueString()),
 		Overrides:  rules,
 	})
 	if err != nil {

@@ -742,12 +742,21 @@ func (r *federationClusterResource) Delete(ctx context.Context, req resource.Del
 		return
 	}
 	writeOnly := noteHolds(ctx, req.Private, joinWriteOnlyNote, true, &resp.Diagnostics)
-	if !state.Join.IsNull() && !r.unjoinOnDelete(ctx, &state, writeOnly, &resp.Diagnostics) {
+	proceed, left := true, false
+	if !state.Join.IsNull() {
+		proceed, left = r.unjoinOnDelete(ctx, &state, writeOnly, &resp.Diagnostics)
+	}
+	if !proceed {
 		return
 	}
 	err := reg.DeleteCluster(ctx, state.Name.ValueString(), state.SecretName.ValueString())
 	if err == nil && state.hasReadCredentials() {
 		err = reg.ApplyReadCredentials(ctx, state.Name.ValueString(), registry.Credentials{})
+	}
+	if err == nil && left {
+		// The join stays recorded, without credentials: the next plans
+		// name what is left on the member until it is removed.
+		err = r.recordJoin(ctx, &state, "")
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the cluster from the host", err.Error())
@@ -755,29 +764,31 @@ func (r *federationClusterResource) Delete(ctx context.Context, req resource.Del
 }
 
 // unjoinOnDelete removes the join from the member before the registration
-// goes. A member that cannot be reached any more does not keep the
-// registration: the warning says what is left there. Neither does a join
-// whose credentials were write-only, which a destroy is never given. Any
-// other failure stops the destroy, so that it can be fixed and run again.
-func (r *federationClusterResource) unjoinOnDelete(ctx context.Context, state *federationClusterModel, writeOnly bool, diags *diag.Diagnostics) bool {
+// goes (proceed). A member that cannot be reached any more does not keep the
+// registration: the warning says what is left there, and so does left.
+// Neither does a join whose credentials were write-only, which a destroy is
+// never given. Any other failure stops the destroy, so that it can be fixed
+// and run again.
+func (r *federationClusterResource) unjoinOnDelete(ctx context.Context, state *federationClusterModel, writeOnly bool,
+	diags *diag.Diagnostics) (proceed, left bool) {
 	if writeOnly {
 		diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q is unjoined without reaching it", state.Name.ValueString()),
 			"The join's credentials were given write-only (token_wo or client_key_wo), and Terraform gives a destroy no "+
 				"configuration to read them from. The registration is removed from the host all the same. "+leftBehind(state))
-		return true
+		return true, true
 	}
 	err := r.unjoinMember(ctx, state, joinWriteOnly{})
 	switch {
 	case err == nil:
-		return true
+		return true, false
 	case kube.Classify(err) == kube.FailureUnreachable:
 		diags.AddAttributeWarning(path.Root("join"), fmt.Sprintf("Cluster %q is unjoined without reaching it", state.Name.ValueString()),
 			fmt.Sprintf("%v\n\nThe registration is removed from the host all the same. %s", err, leftBehind(state)))
-		return true
+		return true, true
 	}
 	diags.AddAttributeError(path.Root("join"), fmt.Sprintf("Cannot unjoin cluster %q", state.Name.ValueString()),
 		fmt.Sprintf("%v\n\nThe registration stays until the join's objects are removed; fix the join credentials and destroy again.", err))
-	return false
+	return false, false
 }
 
 // healthNotRecorded explains a refresh that could not write the probe to

@@ -76,8 +76,9 @@ func TestJoinWriteOnlyOf(t *testing.T) {
 func TestUnjoinOnDelete_writeOnlyJoin(t *testing.T) {
 	var diags diag.Diagnostics
 	state := &federationClusterModel{Name: types.StringValue("berlin"), ServiceAccount: types.StringValue("kube-federation-system/berlin-host")}
-	if !(&federationClusterResource{}).unjoinOnDelete(context.Background(), state, true, &diags) {
-		t.Fatalf("the registration is kept: %v", diags)
+	proceed, left := (&federationClusterResource{}).unjoinOnDelete(context.Background(), state, true, &diags)
+	if !proceed || !left {
+		t.Fatalf("proceed %t, left %t: want the registration removed and the join recorded as left: %v", proceed, left, diags)
 	}
 	if len(diags) != 1 || diags.WarningsCount() != 1 || !strings.Contains(diags[0].Detail(), "Remove by hand, on cluster \"berlin\"") {
 		t.Errorf("diagnostics %v, want one warning saying what to remove on berlin", diags)

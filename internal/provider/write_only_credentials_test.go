@@ -152,8 +152,22 @@ output "ready" {
 	if !acctest.ErrorMatching(fmt.Sprintf("Cluster %q is unjoined without reaching it", name), "given write-only", "Remove by hand").MatchString(out) {
 		t.Fatalf("destroy does not say the join stays on the member:\n%s", out)
 	}
-	if _, err := host.kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), registry.SecretNameFor(name), metav1.GetOptions{}); err == nil {
-		t.Fatal("destroy left the registration's Secret in the host")
+	// The Secret stays, holding no credential and the join's record: the
+	// next plans name what the member keeps until it is removed.
+	secret, err := host.kube.CoreV1().Secrets(federationNamespace).Get(context.Background(), registry.SecretNameFor(name), metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("destroy took the join's record with the registration: %v", err)
+	}
+	if len(secret.Data) > 0 || !strings.Contains(secret.Annotations[registry.JoinAnnotation], names.ServiceAccount) {
+		t.Fatalf("the Secret left holds %d credential keys and the record %q; want none and the join's account",
+			len(secret.Data), secret.Annotations[registry.JoinAnnotation])
+	}
+	t.Cleanup(func() {
+		_ = host.kube.CoreV1().Secrets(federationNamespace).Delete(context.Background(), registry.SecretNameFor(name), metav1.DeleteOptions{})
+	})
+	ws.Write(acctest.HostProviderConfig(t) + joinTypes)
+	if out := ws.MustRun(0, "plan", "-input=false", "-no-color"); !strings.Contains(out, fmt.Sprintf("The join of cluster %q is left on its member", name)) {
+		t.Fatalf("the plan after the destroy does not name the join left on the member:\n%s", out)
 	}
 	if err := checkJoinedAccount(t, "san-francisco", names)(nil); err != nil {
 		t.Fatalf("the warning says the join stays on the member, but: %v", err)

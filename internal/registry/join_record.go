@@ -29,7 +29,8 @@ import (
 //	                                     then only the new one once the old is removed
 //	a create that fails after the record removes what the join made, then the Secret (DiscardJoin)
 //	an update that gives up join         removes it (ForgetJoin) once the join is removed
-//	the cluster's destroy                removes it with the Secret (DeleteCluster)
+//	the cluster's destroy                removes it with the Secret (DeleteCluster), or
+//	                                     records it again when the member kept the join
 //	the run's first read of the clusters finds the records with no KubeFedCluster
 //	(Registrations)
 //	the run's first plan of a cluster    names what each of those left on its member
@@ -49,13 +50,14 @@ type JoinRecord struct {
 	SecretName string `json:"-"`
 }
 
-// LeftBehind says what an interrupted join left, where, and the two ways
-// to end it: join the cluster again, or remove it all by hand.
+// LeftBehind says what a join left on the member of a cluster that is not
+// registered, and the two ways to end it: join the cluster again, or
+// remove it all by hand.
 func (rec JoinRecord) LeftBehind(namespace string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "A join of cluster %q was cut off before the cluster was registered (no KubeFedCluster %s/%s exists), "+
-		"and the host's Secret %s/%s records what it made on the member at %s. ", rec.Cluster, namespace, rec.Cluster,
-		namespace, rec.SecretName, rec.Endpoint)
+	fmt.Fprintf(&b, "The host's Secret %s/%s records a join of cluster %q to the member at %s, and no KubeFedCluster %s/%s "+
+		"registers the cluster: the join was cut off before the registration, or the registration was destroyed without "+
+		"reaching the member. ", namespace, rec.SecretName, rec.Cluster, rec.Endpoint, namespace, rec.Cluster)
 	for _, account := range rec.ServiceAccounts {
 		ns, name, _ := strings.Cut(account, "/")
 		b.WriteString(member.JoinNamesOf(ns, name).LeftBehind(rec.Cluster) + " ")
