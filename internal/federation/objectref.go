@@ -98,12 +98,7 @@ func compareKeys(a, b Key) int { return strings.Compare(a.String(), b.String()) 
 // names it. Every ref must name exactly one object; each that does not is
 // an error naming the ref by its index, joined with errors.Join.
 func SelectListed(refs []ObjectRef, objects []Key) ([]bool, error) {
-	named := map[kindName][]Key{}
-	index := make(map[Key]int, len(objects))
-	for i, k := range objects {
-		index[k] = i
-		named[kindName{k.Kind, k.Name}] = append(named[kindName{k.Kind, k.Name}], k)
-	}
+	index, named := indexObjects(objects)
 	listed := make([]bool, len(objects))
 	var problems []error
 	for i, r := range refs {

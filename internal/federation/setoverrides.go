@@ -45,12 +45,7 @@ func (o ObjectOverrides) SetError(err error) error {
 // set's rules, so that its errors count rules as written too.
 func SelectObjects(rules []SetOverrideRule, objects []Key) ([]ObjectOverrides, error) {
 	selected := make([]ObjectOverrides, len(objects))
-	index := make(map[Key]int, len(objects))
-	named := map[kindName][]Key{}
-	for i, k := range objects {
-		index[k] = i
-		named[kindName{k.Kind, k.Name}] = append(named[kindName{k.Kind, k.Name}], k)
-	}
+	index, named := indexObjects(objects)
 	var problems []error
 	for i, rule := range rules {
 		target, err := ruleObject(rule, objects, named)
@@ -70,6 +65,18 @@ func SelectObjects(rules []SetOverrideRule, objects []Key) ([]ObjectOverrides, e
 
 // kindName is what a rule's object must match at least.
 type kindName struct{ kind, name string }
+
+// indexObjects gives each object's position in objects, and the objects
+// by kind and name, which an ObjectRef resolves among.
+func indexObjects(objects []Key) (map[Key]int, map[kindName][]Key) {
+	index := make(map[Key]int, len(objects))
+	named := map[kindName][]Key{}
+	for i, k := range objects {
+		index[k] = i
+		named[kindName{k.Kind, k.Name}] = append(named[kindName{k.Kind, k.Name}], k)
+	}
+	return index, named
+}
 
 // ruleObject is the object of the set a rule patches; named are the set's
 // objects by kind and name.
