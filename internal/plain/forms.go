@@ -30,6 +30,45 @@ func Cluster(raw any) (federation.Cluster, error) {
 // OverrideRules reads a list of override rules, the shape a federated
 // object's overrides attribute has.
 func OverrideRules(raw any) ([]federation.OverrideRule, error) {
+	list, err := ruleList(raw)
+	if err != nil {
+		return nil, err
+	}
+	rules := make([]federation.OverrideRule, 0, len(list))
+	for i, entry := range list {
+		rule, _, err := overrideRule(entry, fmt.Sprintf("overrides[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, rule)
+	}
+	return rules, nil
+}
+
+// SetOverrideRules reads an application's override rules: each an override
+// rule that may name its object (kind, name, namespace, api_version).
+func SetOverrideRules(raw any) ([]federation.SetOverrideRule, error) {
+	list, err := ruleList(raw)
+	if err != nil {
+		return nil, err
+	}
+	rules := make([]federation.SetOverrideRule, 0, len(list))
+	for i, entry := range list {
+		what := fmt.Sprintf("overrides[%d]", i)
+		rule, object, err := overrideRule(entry, what, "object")
+		if err != nil {
+			return nil, err
+		}
+		ref, err := objectRef(object["object"], what+".object")
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, federation.SetOverrideRule{OverrideRule: rule, Object: ref})
+	}
+	return rules, nil
+}
+
+func ruleList(raw any) ([]any, error) {
 	if raw == nil {
 		return nil, nil
 	}
@@ -37,47 +76,80 @@ func OverrideRules(raw any) ([]federation.OverrideRule, error) {
 	if !ok {
 		return nil, fmt.Errorf("overrides must be a list, not %s", Describe(raw))
 	}
-	rules := make([]federation.OverrideRule, 0, len(list))
-	for i, entry := range list {
-		what := fmt.Sprintf("overrides[%d]", i)
-		object, err := Object(entry, what, "cluster", "cluster_selector", "patches")
-		if err != nil {
-			return nil, err
-		}
-		var rule federation.OverrideRule
-		if rule.Cluster, err = String(object["cluster"], what+".cluster"); err != nil {
-			return nil, err
-		}
-		if object["cluster_selector"] != nil {
-			if rule.Selector, err = Selector(object["cluster_selector"], what+".cluster_selector"); err != nil {
-				return nil, err
-			}
-		}
-		patches, ok := object["patches"].([]any)
-		if !ok && object["patches"] != nil {
-			return nil, fmt.Errorf("%s.patches must be a list, not %s", what, Describe(object["patches"]))
-		}
-		for j, p := range patches {
-			pwhat := fmt.Sprintf("%s.patches[%d]", what, j)
-			patchObject, err := Object(p, pwhat, "op", "path", "value")
-			if err != nil {
-				return nil, err
-			}
-			var patch federation.Patch
-			if patch.Op, err = String(patchObject["op"], pwhat+".op"); err != nil {
-				return nil, err
-			}
-			if patch.Path, err = String(patchObject["path"], pwhat+".path"); err != nil {
-				return nil, err
-			}
-			if patch.Value, err = String(patchObject["value"], pwhat+".value"); err != nil {
-				return nil, err
-			}
-			rule.Patches = append(rule.Patches, patch)
-		}
-		rules = append(rules, rule)
+	return list, nil
+}
+
+// overrideRule reads one rule, which may have the extra attributes too,
+// returned for the caller to read.
+func overrideRule(entry any, what string, extra ...string) (federation.OverrideRule, map[string]any, error) {
+	var rule federation.OverrideRule
+	object, err := Object(entry, what, append([]string{"cluster", "cluster_selector", "patches"}, extra...)...)
+	if err != nil {
+		return rule, nil, err
 	}
-	return rules, nil
+	if rule.Cluster, err = String(object["cluster"], what+".cluster"); err != nil {
+		return rule, nil, err
+	}
+	if object["cluster_selector"] != nil {
+		if rule.Selector, err = Selector(object["cluster_selector"], what+".cluster_selector"); err != nil {
+			return rule, nil, err
+		}
+	}
+	patches, ok := object["patches"].([]any)
+	if !ok {
+		if object["patches"] == nil {
+			return rule, nil, fmt.Errorf("%s.patches is required", what)
+		}
+		return rule, nil, fmt.Errorf("%s.patches must be a list, not %s", what, Describe(object["patches"]))
+	}
+	for j, p := range patches {
+		patch, err := readPatch(p, fmt.Sprintf("%s.patches[%d]", what, j))
+		if err != nil {
+			return rule, nil, err
+		}
+		rule.Patches = append(rule.Patches, patch)
+	}
+	return rule, object, nil
+}
+
+func readPatch(raw any, what string) (federation.Patch, error) {
+	var patch federation.Patch
+	object, err := Object(raw, what, "op", "path", "value")
+	if err != nil {
+		return patch, err
+	}
+	if patch.Op, err = String(object["op"], what+".op"); err != nil {
+		return patch, err
+	}
+	if patch.Path, err = String(object["path"], what+".path"); err != nil {
+		return patch, err
+	}
+	if object["path"] == nil {
+		return patch, fmt.Errorf("%s.path is required", what)
+	}
+	patch.Value, err = String(object["value"], what+".value")
+	return patch, err
+}
+
+// objectRef reads the object an application's rule names: nil for none.
+func objectRef(raw any, what string) (*federation.ObjectRef, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	object, err := Object(raw, what, "kind", "name", "namespace", "api_version")
+	if err != nil {
+		return nil, err
+	}
+	ref := &federation.ObjectRef{}
+	for key, into := range map[string]*string{"kind": &ref.Kind, "name": &ref.Name, "namespace": &ref.Namespace, "api_version": &ref.APIVersion} {
+		if *into, err = String(object[key], what+"."+key); err != nil {
+			return nil, err
+		}
+	}
+	if ref.Kind == "" || ref.Name == "" {
+		return nil, fmt.Errorf("%s needs kind and name", what)
+	}
+	return ref, nil
 }
 
 // Selector reads a label selector: match_labels and match_expressions.

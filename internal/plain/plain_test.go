@@ -146,3 +146,72 @@ func TestSplitOptions(t *testing.T) {
 		t.Fatalf("a count that is a string: %v", err)
 	}
 }
+
+func TestFormsReadBackAsTheSameRules(t *testing.T) {
+	rules := []federation.SetOverrideRule{
+		{OverrideRule: federation.OverrideRule{Cluster: "berlin", Patches: []federation.Patch{
+			{Op: "add", Path: "/metadata/labels/tier", Value: `"edge"`},
+			{Op: "remove", Path: "/data/old"},
+		}}, Object: &federation.ObjectRef{Kind: "ConfigMap", Name: "web", Namespace: "app"}},
+		{OverrideRule: federation.OverrideRule{Selector: &metav1.LabelSelector{
+			MatchLabels:      map[string]string{"region": "eu"},
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "In", Values: []string{"a", "b"}}},
+		}, Patches: []federation.Patch{{Path: "/spec/replicas", Value: "3"}}}},
+		{OverrideRule: federation.OverrideRule{Selector: &metav1.LabelSelector{}, Patches: []federation.Patch{{Path: "/data/a", Value: `"b"`}}},
+			Object: &federation.ObjectRef{Kind: "Deployment", Name: "api", APIVersion: "apps/v1"}},
+	}
+	back, err := SetOverrideRules(SetOverrideRulesForm(rules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !federation.SameSetOverrideRules(back, rules) {
+		t.Errorf("read back %+v, want %+v", back, rules)
+	}
+	plainRules := []federation.OverrideRule{rules[0].OverrideRule, rules[1].OverrideRule}
+	again, err := OverrideRules(OverrideRulesForm(plainRules))
+	if err != nil || !federation.SameOverrideRules(again, plainRules) {
+		t.Errorf("read back %+v (%v), want %+v", again, err, plainRules)
+	}
+	if OverrideRulesForm(nil) != nil || SetOverrideRulesForm(nil) != nil || SelectorForm(nil) != nil {
+		t.Error("no rules or selector is not nil")
+	}
+	if form := SelectorForm(&metav1.LabelSelector{}); len(form) != 0 || form == nil {
+		t.Errorf("the empty selector's form is %#v, want {}", form)
+	}
+}
+
+func TestRulesWithAttributesTheyDoNotHaveAreRefused(t *testing.T) {
+	patches := []any{map[string]any{"path": "/data/a", "value": `"b"`}}
+	for _, tc := range []struct {
+		name string
+		raw  any
+		set  bool
+		want string
+	}{
+		{"labels without match_labels", []any{map[string]any{"cluster_selector": map[string]any{"region": "eu"}, "patches": patches}}, false,
+			`overrides[0].cluster_selector has no attribute "region"`},
+		{"clusters for cluster", []any{map[string]any{"clusters": []any{"a"}, "patches": patches}}, false, `overrides[0] has no attribute "clusters"`},
+		{"an object on a federated object's rule", []any{map[string]any{"cluster": "a", "object": map[string]any{}, "patches": patches}}, false,
+			`overrides[0] has no attribute "object"`},
+		{"a misspelt patch attribute", []any{map[string]any{"cluster": "a", "patches": []any{map[string]any{"path": "/x", "vaule": "1"}}}}, false,
+			`overrides[0].patches[0] has no attribute "vaule"`},
+		{"no patches", []any{map[string]any{"cluster": "a"}}, false, "overrides[0].patches is required"},
+		{"a patch without a path", []any{map[string]any{"cluster": "a", "patches": []any{map[string]any{"value": "1"}}}}, false,
+			"overrides[0].patches[0].path is required"},
+		{"not a list", map[string]any{}, false, "overrides must be a list"},
+		{"a misspelt object attribute", []any{map[string]any{"cluster": "a", "object": map[string]any{"kind": "ConfigMap", "nam": "web"}, "patches": patches}}, true,
+			`overrides[0].object has no attribute "nam"`},
+		{"an object without a name", []any{map[string]any{"cluster": "a", "object": map[string]any{"kind": "ConfigMap"}, "patches": patches}}, true,
+			"overrides[0].object needs kind and name"},
+	} {
+		var err error
+		if tc.set {
+			_, err = SetOverrideRules(tc.raw)
+		} else {
+			_, err = OverrideRules(tc.raw)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}

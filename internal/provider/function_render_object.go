@@ -10,6 +10,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 var _ function.Function = (*renderObjectFunction)(nil)
@@ -68,7 +69,7 @@ func (f *renderObjectFunction) Run(ctx context.Context, req function.RunRequest,
 		resp.Error = function.NewArgumentFuncError(2, err.Error())
 		return
 	}
-	rawOverrides, err := plainValue(overrides)
+	rawOverrides, err := tfvalue.Plain(overrides)
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(1, "overrides: "+err.Error())
 		return
@@ -97,7 +98,7 @@ func (f *renderObjectFunction) Run(ctx context.Context, req function.RunRequest,
 
 // functionCluster reads the cluster argument.
 func functionCluster(value types.Dynamic) (federation.Cluster, error) {
-	raw, err := plainValue(value)
+	raw, err := tfvalue.Plain(value)
 	if err != nil {
 		return federation.Cluster{}, fmt.Errorf("cluster: %w", err)
 	}

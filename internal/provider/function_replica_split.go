@@ -10,6 +10,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/scheduling"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 var _ function.Function = (*replicaSplitFunction)(nil)
@@ -124,7 +125,7 @@ func replicaSplitArgument(err error) int64 {
 func replicaSplitInput(total int64, clusters []string, preferences, options types.Dynamic) (scheduling.Input, bool, int64, error) {
 	in := scheduling.Input{TotalReplicas: total, Clusters: clusters}
 
-	rawPreferences, err := plainValue(preferences)
+	rawPreferences, err := tfvalue.Plain(preferences)
 	if err != nil {
 		return in, true, argPreferences, fmt.Errorf("preferences: %w", err)
 	}
@@ -133,7 +134,7 @@ func replicaSplitInput(total int64, clusters []string, preferences, options type
 		return in, true, argPreferences, err
 	}
 
-	rawOptions, err := plainValue(options)
+	rawOptions, err := tfvalue.Plain(options)
 	if err != nil {
 		return in, true, argOptions, fmt.Errorf("options: %w", err)
 	}

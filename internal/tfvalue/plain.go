@@ -1,4 +1,9 @@
-package provider
+// Package tfvalue converts the framework's values to plain Go and back:
+// what a dynamic attribute or function argument holds, read by the plain
+// package, and the canonical value the provider writes for what it reads
+// from the host. It also rewrites a stored state's attributes into dynamic
+// ones, for the resources' state upgrades.
+package tfvalue
 
 import (
 	"context"
@@ -9,12 +14,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
-// plainValue turns a value of any Terraform type, as a dynamic function
-// argument carries it, into plain Go: nil, bool, *big.Float, string,
-// []any (lists, sets and tuples) or map[string]any (maps and objects).
-// Functions validate such values by hand, because HCL object literals with
-// optional attributes do not convert to a fixed object type.
-func plainValue(v attr.Value) (any, error) {
+// Plain turns a value of any Terraform type, as a dynamic attribute or
+// function argument carries it, into plain Go: nil, bool, *big.Float,
+// string, []any (lists, sets and tuples) or map[string]any (maps and
+// objects). Values that are not known yet are an error.
+func Plain(v attr.Value) (any, error) {
 	if v == nil || v.IsNull() {
 		return nil, nil
 	}
@@ -23,7 +27,7 @@ func plainValue(v attr.Value) (any, error) {
 	}
 	switch value := v.(type) {
 	case basetypes.DynamicValue:
-		return plainValue(value.UnderlyingValue())
+		return Plain(value.UnderlyingValue())
 	case basetypes.BoolValue:
 		return value.ValueBool(), nil
 	case basetypes.NumberValue:
@@ -52,7 +56,7 @@ func plainValue(v attr.Value) (any, error) {
 func plainElements(elements []attr.Value) ([]any, error) {
 	out := make([]any, len(elements))
 	for i, e := range elements {
-		v, err := plainValue(e)
+		v, err := Plain(e)
 		if err != nil {
 			return nil, fmt.Errorf("[%d]: %w", i, err)
 		}
@@ -64,7 +68,7 @@ func plainElements(elements []attr.Value) ([]any, error) {
 func plainAttributes(attributes map[string]attr.Value) (map[string]any, error) {
 	out := make(map[string]any, len(attributes))
 	for k, e := range attributes {
-		v, err := plainValue(e)
+		v, err := Plain(e)
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", k, err)
 		}
