@@ -22,6 +22,24 @@ go build -o bin/kubefed-lab ./cmd/kubefed-lab
 # a test build: only it honours the hook that cuts a create off on purpose.
 go build -tags kubefedtest -o bin/test/terraform-provider-kubefed .
 export KUBEFED_PROVIDER_BINARY=$root/bin/test/terraform-provider-kubefed
+# The state upgrade test takes over a state written by the last build before
+# the resources' schema versions changed, built from that commit of this
+# repository's history (a clone with its history, as `git clone` makes).
+prior_commit=3832f3cc9c78d31d547bb2f738241f39b8b92c12
+prior_bin=$root/bin/prior-${prior_commit:0:12}/terraform-provider-kubefed
+if [ -z "${KUBEFED_PRIOR_PROVIDER_BINARY:-}" ]; then
+  if [ ! -x "$prior_bin" ]; then
+    if ! git cat-file -e "$prior_commit^{commit}" 2>/dev/null; then
+      echo "the state upgrade test needs commit $prior_commit: clone with history, or set KUBEFED_PRIOR_PROVIDER_BINARY" >&2
+      exit 1
+    fi
+    prior_src=$(mktemp -d)
+    git archive "$prior_commit" | tar -x -C "$prior_src"
+    (cd "$prior_src" && go build -tags kubefedtest -o "$prior_bin" .)
+    rm -rf "$prior_src"
+  fi
+  export KUBEFED_PRIOR_PROVIDER_BINARY=$prior_bin
+fi
 lab_dir=${KUBEFED_LAB_DIR:-$root/.lab}
 # The Terraform pass runs on a second lab of its own, beside the OpenTofu
 # pass (below).

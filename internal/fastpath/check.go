@@ -26,8 +26,7 @@ import (
 //     mutable identity), which the package does not carry;
 //   - a resource without ModifyPlan, whose plan the package would not run;
 //   - blocks, which the framework may turn from empty into null;
-//   - write-only attributes, which the framework nulls in a read's state,
-//     and dynamic ones;
+//   - write-only attributes, which the framework nulls in a read's state;
 //   - defaults other than static strings, booleans and numbers on top-level
 //     attributes: a plan with such a default that the state does not hold
 //     is left to the framework;
@@ -104,9 +103,6 @@ func checkAttribute(ctx context.Context, p path.Path, a schema.Attribute) []stri
 	var problems []string
 	if a.IsWriteOnly() {
 		problems = append(problems, p.String()+" is write-only")
-	}
-	if _, ok := a.(schema.DynamicAttribute); ok {
-		problems = append(problems, p.String()+" is dynamic")
 	}
 	if f.otherModifiers > 0 {
 		problems = append(problems, p.String()+" has plan modifiers not checked here")

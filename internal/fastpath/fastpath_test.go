@@ -531,7 +531,7 @@ func TestCheck(t *testing.T) {
 		{name: "a plan modifier of another kind", resource: withAttr("b", schema.BoolAttribute{Optional: true,
 			PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()}}), refused: "b has plan modifiers not checked here"},
 		{name: "a write-only attribute", resource: withAttr("w", schema.StringAttribute{Optional: true, WriteOnly: true}), refused: "w is write-only"},
-		{name: "a dynamic attribute", resource: withAttr("d", schema.DynamicAttribute{Optional: true}), refused: "d is dynamic"},
+		{name: "a dynamic attribute", resource: withAttr("d", schema.DynamicAttribute{Optional: true})},
 		{name: "a default of a list", resource: withAttr("l", schema.ListAttribute{Optional: true, Computed: true, ElementType: types.StringType,
 			Default: listdefault.StaticValue(types.ListValueMust(types.StringType, nil))}), refused: "l has a default of a kind not checked here"},
 	}

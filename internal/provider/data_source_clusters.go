@@ -29,7 +29,7 @@ type clustersDataSource struct {
 }
 
 type clustersDataSourceModel struct {
-	ClusterSelector types.Object          `tfsdk:"cluster_selector"`
+	ClusterSelector types.Dynamic         `tfsdk:"cluster_selector"`
 	Clusters        []clusterSummaryModel `tfsdk:"clusters"`
 	Names           []string              `tfsdk:"names"`
 }
@@ -84,7 +84,7 @@ func (d *clustersDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	selector, err := selectorOf(ctx, model.ClusterSelector)
+	selector, err := selectorOf(model.ClusterSelector, "cluster_selector")
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("cluster_selector"), "Invalid cluster_selector", err.Error())
 		return

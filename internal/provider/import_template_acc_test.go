@@ -53,7 +53,15 @@ resource "kubefed_federated_object" "yaml" {
     metadata   = { name = "settings", namespace = %q }
     data       = { LOG_LEVEL = "info", b = "2" }
   })
-  placement  = { clusters = [kubefed_federation_cluster.sf.name] }
+  # A map-typed selector, an explicit op and JSON spaced by hand: the
+  # import writes them otherwise, and the plan keeps what it imported.
+  placement = { cluster_selector = { match_labels = tomap({
+    fotest = kubefed_federation_cluster.sf.labels.fotest, region = kubefed_federation_cluster.sf.labels.region }) } }
+  overrides = [
+    { cluster_selector = { match_expressions = [{ key = "region", operator = "Exists" }] },
+      patches = [{ op = "replace", path = "/data/b", value = "\"3\"" }] },
+    { cluster = kubefed_federation_cluster.sf.name, patches = [{ path = "/metadata/labels", op = "add", value = "{ \"tier\" : \"web\" }" }] },
+  ]
   depends_on = [kubefed_federated_object.ns]
 }
 `, ns)

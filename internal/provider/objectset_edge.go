@@ -60,11 +60,36 @@ func addProblems(diags *diag.Diagnostics, problems objectset.Problems, at func(o
 		case p.At.Empty():
 			diags.AddWarning(p.Summary, p.Detail)
 		case p.Severity == objectset.Error:
-			diags.AddAttributeError(at(p.At), p.Summary, p.Detail)
+			target, detail := withinDynamic(at(p.At), p.Detail)
+			diags.AddAttributeError(target, p.Summary, detail)
 		default:
-			diags.AddAttributeWarning(at(p.At), p.Summary, p.Detail)
+			target, detail := withinDynamic(at(p.At), p.Detail)
+			diags.AddAttributeWarning(target, p.Summary, detail)
 		}
 	}
+}
+
+// withinDynamic reports a problem inside a dynamic attribute (overrides, a
+// cluster_selector) at the attribute, the CLIs' diagnostics pointing no
+// deeper into a dynamic value, and names the part in the detail.
+func withinDynamic(p path.Path, detail string) (path.Path, string) {
+	steps := p.Steps()
+	var out path.Path
+	for i, s := range steps {
+		name, ok := s.(path.PathStepAttributeName)
+		if !ok {
+			break
+		}
+		if i == 0 {
+			out = path.Root(string(name))
+		} else {
+			out = out.AtName(string(name))
+		}
+		if (name == "overrides" || name == "cluster_selector") && i < len(steps)-1 {
+			return out, p.String() + ": " + detail
+		}
+	}
+	return p, detail
 }
 
 // pathOf is a pipeline path as the framework's.

@@ -84,12 +84,7 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 			ElementType: types.StringType,
 			Description: "Objects as in `manifests`, hidden from the CLI's output: required for Secrets. `rendered` shows digests of a Secret's values.",
 		},
-		"overrides": schema.ListNestedAttribute{
-			Optional: true,
-			Description: "Per-cluster changes, as on `kubefed_federated_object`, each for one object of the set: `object` names it " +
-				"(required when the set holds more than one object).",
-			NestedObject: schema.NestedAttributeObject{Attributes: applicationOverrideAttributes()},
-		},
+		"overrides": overridesAttribute(true),
 		"replicas_object": schema.SingleNestedAttribute{
 			Optional: true,
 			Description: "The Deployment, StatefulSet or ReplicaSet `cluster_replicas` sets the replicas of, when the set holds " +
@@ -151,23 +146,12 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 	attrs["placed_clusters"] = placedClustersAttribute()
 	attrs["rollout_plan"] = rolloutPlanAttribute()
 	resp.Schema = schema.Schema{
+		Version: dynamicSelectorsVersion,
 		Description: "A set of Kubernetes objects federated as one application: one placement, per-object and per-cluster " +
 			"overrides, one staged rollout of the whole set in dependency order, pruning of objects that leave the set. " +
 			"Each object is recorded in the host as KubeFed's `Federated<Kind>`, labelled with the application's name.",
 		Attributes: attrs,
 	}
-}
-
-// applicationOverrideAttributes are an override rule's attributes with
-// the object it patches.
-func applicationOverrideAttributes() map[string]schema.Attribute {
-	attrs := overrideRuleAttributes()
-	attrs["object"] = schema.SingleNestedAttribute{
-		Optional:    true,
-		Description: "The object of the set the rule patches.",
-		Attributes:  objectRefAttributes(),
-	}
-	return attrs
 }
 
 // objectRefAttributes name one object of a set.

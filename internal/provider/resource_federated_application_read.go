@@ -12,7 +12,8 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
-	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // Read refreshes each object of the set from the members that hold it, as
@@ -113,7 +114,7 @@ func (r *federatedApplicationResource) fromHost(ctx context.Context, m *federate
 		return false
 	}
 	var manifests, sensitive []string
-	var rules []attr.Value
+	var rules []federation.SetOverrideRule
 	orphan := false
 	for _, o := range recorded {
 		if objectset.IsSecretType(o.Type.Target) {
@@ -122,45 +123,17 @@ func (r *federatedApplicationResource) fromHost(ctx context.Context, m *federate
 			manifests = append(manifests, o.Template)
 		}
 		orphan = orphan || o.Record.Orphan
-		more, err := importedRules(ctx, o.Type, o.Namespace, o.Name, o.Record.Overrides)
-		if err != nil {
-			diags.AddError("Cannot import the application", err.Error())
-			return false
+		ref := &federation.ObjectRef{Kind: o.Type.Target.Kind, Name: o.Name, Namespace: o.Namespace, APIVersion: o.Type.Target.APIVersion()}
+		for _, rule := range o.Record.Overrides {
+			rules = append(rules, federation.SetOverrideRule{OverrideRule: rule, Object: ref})
 		}
-		rules = append(rules, more...)
 	}
 	return fillImported(ctx, m, manifests, sensitive, recorded[0].Record.Placement, rules, orphan, diags)
 }
 
-// importedRules are a record's override rules as the application's, each
-// naming the object.
-func importedRules(ctx context.Context, ft registry.FederatedType, namespace, name string, rules []federation.OverrideRule) ([]attr.Value, error) {
-	list, err := overridesValue(ctx, rules)
-	if err != nil || list.IsNull() {
-		return nil, err
-	}
-	ref, _ := types.ObjectValue(objectRefType.AttrTypes, map[string]attr.Value{
-		"kind": types.StringValue(ft.Target.Kind), "name": types.StringValue(name),
-		"namespace": nullIfEmpty(namespace), "api_version": types.StringValue(ft.Target.APIVersion()),
-	})
-	var out []attr.Value
-	for _, e := range list.Elements() {
-		attrs := map[string]attr.Value{"object": ref}
-		for k, v := range e.(types.Object).Attributes() {
-			attrs[k] = v
-		}
-		v, d := types.ObjectValue(applicationOverrideType.AttrTypes, attrs)
-		if d.HasError() {
-			return nil, diagError(d)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // fillImported sets the configuration read from the host.
 func fillImported(ctx context.Context, m *federatedApplicationModel, manifests, sensitive []string, placement federation.Placement,
-	rules []attr.Value, orphan bool, diags *diag.Diagnostics) bool {
+	rules []federation.SetOverrideRule, orphan bool, diags *diag.Diagnostics) bool {
 	m.Manifests, m.SensitiveManifests = types.ListNull(types.StringType), types.ListNull(types.StringType)
 	if len(manifests) > 0 {
 		m.Manifests = stringList(manifests)
@@ -173,9 +146,9 @@ func fillImported(ctx context.Context, m *federatedApplicationModel, manifests, 
 		diags.AddError("Cannot import the application", err.Error())
 		return false
 	}
-	m.Overrides = types.ListNull(applicationOverrideType)
-	if len(rules) > 0 {
-		m.Overrides, _ = types.ListValue(applicationOverrideType, rules)
+	if m.Overrides, err = tfvalue.Dynamic(plain.SetOverrideRulesForm(rules)); err != nil {
+		diags.AddError("Cannot import the application", err.Error())
+		return false
 	}
 	if orphan {
 		m.DeletionPolicy = types.StringValue(deletionOrphan)
@@ -190,12 +163,6 @@ func fillImported(ctx context.Context, m *federatedApplicationModel, manifests, 
 var (
 	objectRefType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"kind": types.StringType, "name": types.StringType, "namespace": types.StringType, "api_version": types.StringType,
-	}}
-	applicationOverrideType = types.ObjectType{AttrTypes: map[string]attr.Type{
-		"cluster":          types.StringType,
-		"cluster_selector": clusterSelectorType,
-		"patches":          types.ListType{ElemType: patchType},
-		"object":           objectRefType,
 	}}
 )
 
@@ -256,7 +223,7 @@ func (r *federatedApplicationResource) ValidateConfig(ctx context.Context, req r
 	if resp.Diagnostics.HasError() || !fullyKnown(m.Overrides) {
 		return
 	}
-	rules, err := setRules(ctx, m.Overrides)
+	rules, err := setRules(m.Overrides)
 	if err != nil {
 		addInputError(&resp.Diagnostics, err)
 		return

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
 )
 
 // federatedApplicationModel is kubefed_federated_application.
@@ -25,7 +26,7 @@ type federatedApplicationModel struct {
 	SensitiveManifests types.List     `tfsdk:"sensitive_manifests"`
 	DefaultNamespace   types.String   `tfsdk:"default_namespace"`
 	Placement          types.Object   `tfsdk:"placement"`
-	Overrides          types.List     `tfsdk:"overrides"`
+	Overrides          types.Dynamic  `tfsdk:"overrides"`
 	ReplicasObject     types.Object   `tfsdk:"replicas_object"`
 	ClusterReplicas    types.Map      `tfsdk:"cluster_replicas"`
 	DeletionPolicy     types.String   `tfsdk:"deletion_policy"`
@@ -138,49 +139,16 @@ func keepPriorManifests(ctx context.Context, plan, prior *federatedApplicationMo
 }
 
 // setRules reads overrides into the engine's rules of a set.
-func setRules(ctx context.Context, v types.List) ([]federation.SetOverrideRule, error) {
-	if v.IsNull() || v.IsUnknown() {
-		return nil, nil
-	}
-	var plain []attr.Value
-	var refs []*federation.ObjectRef
-	for _, e := range v.Elements() {
-		obj, ok := e.(types.Object)
-		if !ok {
-			return nil, attributeErr(path.Root("overrides"), errors.New("not an object"))
-		}
-		attrs := obj.Attributes()
-		var ref *federation.ObjectRef
-		if o, ok := attrs["object"].(types.Object); ok && !o.IsNull() {
-			var m objectRefModel
-			if d := o.As(ctx, &m, basetypes.ObjectAsOptions{}); d.HasError() {
-				return nil, attributeErr(path.Root("overrides"), diagError(d))
-			}
-			ref = m.ref()
-		}
-		rest := map[string]attr.Value{}
-		for name := range overrideType.AttrTypes {
-			rest[name] = attrs[name]
-		}
-		value, d := types.ObjectValue(overrideType.AttrTypes, rest)
-		if d.HasError() {
-			return nil, attributeErr(path.Root("overrides"), diagError(d))
-		}
-		plain, refs = append(plain, value), append(refs, ref)
-	}
-	list, d := types.ListValue(overrideType, plain)
-	if d.HasError() {
-		return nil, attributeErr(path.Root("overrides"), diagError(d))
-	}
-	rules, err := overrideRulesOf(ctx, list)
-	if err != nil {
+func setRules(v types.Dynamic) ([]federation.SetOverrideRule, error) {
+	raw, err := overridesPlain(v)
+	if err != nil || raw == nil {
 		return nil, err
 	}
-	out := make([]federation.SetOverrideRule, len(rules))
-	for i, rule := range rules {
-		out[i] = federation.SetOverrideRule{OverrideRule: rule, Object: refs[i]}
+	rules, err := plain.SetOverrideRules(raw)
+	if err != nil {
+		return nil, attributeErr(path.Root("overrides"), err)
 	}
-	return out, nil
+	return rules, nil
 }
 
 // objectStrategy is rollout_strategy without on_failure, as a federated
@@ -222,7 +190,7 @@ func (r *federatedApplicationResource) set(ctx context.Context, env *objectset.E
 	}
 	scope := objectset.Scope(types)
 	manifests, at, hooks := manifestsOf(ctx, m, scope, &diags)
-	rules, err := setRules(ctx, m.Overrides)
+	rules, err := setRules(m.Overrides)
 	if err != nil {
 		addInputError(&diags, err)
 	}

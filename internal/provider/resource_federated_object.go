@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -58,6 +57,7 @@ func (r *federatedObjectResource) Metadata(_ context.Context, req resource.Metad
 
 func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: dynamicSelectorsVersion,
 		Description: "A Kubernetes object federated to member clusters, KubeFed style: one template, a placement and per-cluster " +
 			"overrides. The plan shows, for each placed cluster, the exact object it receives (`rendered`).",
 		Attributes: map[string]schema.Attribute{
@@ -92,13 +92,7 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"text, as every sensitive value is; `rendered` shows digests of a Secret's values.",
 			},
 			"placement": placementAttribute(),
-			"overrides": schema.ListNestedAttribute{
-				Optional: true,
-				Description: "Per-cluster changes, applied in order after the template (and the replica count): each rule targets " +
-					"one `cluster` by name or the clusters its `cluster_selector` matches. The same list works as the `overrides` " +
-					"argument of `provider::kubefed::render_object`.",
-				NestedObject: schema.NestedAttributeObject{Attributes: overrideRuleAttributes()},
-			},
+			"overrides": overridesAttribute(false),
 			"cluster_replicas": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.Int64Type,
@@ -217,27 +211,6 @@ func placedClustersAttribute() schema.SetAttribute {
 		Computed:    true,
 		ElementType: types.StringType,
 		Description: "The clusters the object is placed on, computed at plan time from the registry and the placement.",
-	}
-}
-
-// overrideRuleAttributes are the attributes of one override rule.
-func overrideRuleAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"cluster": schema.StringAttribute{Optional: true, Description: "Name of the cluster the rule targets.",
-			Validators: []validator.String{dnsLabelValidator}},
-		"cluster_selector": clusterSelectorAttribute("The clusters the rule targets."),
-		"patches": schema.ListNestedAttribute{
-			Required:    true,
-			Description: "RFC 6902 operations applied to the cluster's object.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"op": schema.StringAttribute{Optional: true, Description: "`add`, `replace` (the default) or `remove`.",
-					Validators: []validator.String{stringvalidator.OneOf("add", "replace", "remove")}},
-				"path": schema.StringAttribute{Required: true, Description: "JSON pointer, e.g. `/spec/replicas`.",
-					Validators: []validator.String{jsonPointerValidator}},
-				"value": schema.StringAttribute{Optional: true, CustomType: jsontypes.NormalizedType{},
-					Description: "The value as JSON text, e.g. `jsonencode(5)`; unset for `remove`."},
-			}},
-		},
 	}
 }
 

@@ -35,7 +35,7 @@ func refreshFromHost(ctx context.Context, m *federatedObjectModel, o *objectset.
 		}
 	}
 	if slices.Contains(drift, objectset.PartOverrides) {
-		if m.Overrides, err = overridesValue(ctx, host.Overrides); err != nil {
+		if m.Overrides, err = overridesValue(host.Overrides); err != nil {
 			diags.AddError("Cannot read the federated object's overrides from the host", err.Error())
 		}
 	}

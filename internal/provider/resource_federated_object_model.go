@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -12,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // federatedObjectModel is kubefed_federated_object. Placement and overrides
@@ -24,7 +25,7 @@ type federatedObjectModel struct {
 	// SensitiveTemplate is the template of a Secret, which the CLI hides.
 	SensitiveTemplate templateValue  `tfsdk:"sensitive_template"`
 	Placement         types.Object   `tfsdk:"placement"`
-	Overrides         types.List     `tfsdk:"overrides"`
+	Overrides         types.Dynamic  `tfsdk:"overrides"`
 	ClusterReplicas   types.Map      `tfsdk:"cluster_replicas"`
 	DeletionPolicy    types.String   `tfsdk:"deletion_policy"`
 	ForceConflicts    types.Bool     `tfsdk:"force_conflicts"`
@@ -72,36 +73,14 @@ func (m *federatedObjectModel) setTemplate(v templateValue, sensitive bool) {
 }
 
 type placementModel struct {
-	Clusters        []string     `tfsdk:"clusters"`
-	ClusterSelector types.Object `tfsdk:"cluster_selector"`
-}
-
-type overrideModel struct {
-	Cluster         types.String `tfsdk:"cluster"`
-	ClusterSelector types.Object `tfsdk:"cluster_selector"`
-	Patches         []patchModel `tfsdk:"patches"`
-}
-
-type patchModel struct {
-	Op    types.String         `tfsdk:"op"`
-	Path  types.String         `tfsdk:"path"`
-	Value jsontypes.Normalized `tfsdk:"value"`
+	Clusters        []string      `tfsdk:"clusters"`
+	ClusterSelector types.Dynamic `tfsdk:"cluster_selector"`
 }
 
 var (
-	patchType = types.ObjectType{AttrTypes: map[string]attr.Type{
-		"op":    types.StringType,
-		"path":  types.StringType,
-		"value": jsontypes.NormalizedType{},
-	}}
-	overrideType = types.ObjectType{AttrTypes: map[string]attr.Type{
-		"cluster":          types.StringType,
-		"cluster_selector": clusterSelectorType,
-		"patches":          types.ListType{ElemType: patchType},
-	}}
 	placementType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"clusters":         types.ListType{ElemType: types.StringType},
-		"cluster_selector": clusterSelectorType,
+		"cluster_selector": types.DynamicType,
 	}}
 	// clusterStatusType is one entry of cluster_status.
 	clusterStatusType = types.ObjectType{AttrTypes: map[string]attr.Type{
@@ -128,7 +107,7 @@ func (m *federatedObjectModel) config(ctx context.Context) (objectConfig, error)
 	if c.placement, c.placementSet, err = placementOf(ctx, m.Placement); err != nil {
 		return c, err
 	}
-	if c.overrides, err = overrideRulesOf(ctx, m.Overrides); err != nil {
+	if c.overrides, err = overrideRulesOf(m.Overrides); err != nil {
 		return c, err
 	}
 	if c.ignoreFields, err = ignoreFieldsOf(ctx, m.IgnoreFields); err != nil {
@@ -147,9 +126,10 @@ func placementOf(ctx context.Context, v types.Object) (federation.Placement, boo
 	if diags := v.As(ctx, &p, basetypes.ObjectAsOptions{}); diags.HasError() {
 		return federation.Placement{}, false, attributeErr(path.Root("placement"), diagError(diags))
 	}
-	selector, err := selectorOf(ctx, p.ClusterSelector)
+	at := path.Root("placement").AtName("cluster_selector")
+	selector, err := selectorOf(p.ClusterSelector, at.String())
 	if err != nil {
-		return federation.Placement{}, false, attributeErr(path.Root("placement").AtName("cluster_selector"), err)
+		return federation.Placement{}, false, attributeErr(at, err)
 	}
 	return federation.Placement{Clusters: p.Clusters, Selector: selector}, true, nil
 }
@@ -180,27 +160,29 @@ func replicasOf(ctx context.Context, v types.Map) (map[string]int64, error) {
 
 // overrideRulesOf is the one conversion of an overrides value into the
 // engine's rules: nil for none.
-func overrideRulesOf(ctx context.Context, v types.List) ([]federation.OverrideRule, error) {
-	if v.IsNull() || v.IsUnknown() {
-		return nil, nil
+func overrideRulesOf(v types.Dynamic) ([]federation.OverrideRule, error) {
+	raw, err := overridesPlain(v)
+	if err != nil || raw == nil {
+		return nil, err
 	}
-	var models []overrideModel
-	if diags := v.ElementsAs(ctx, &models, false); diags.HasError() {
-		return nil, attributeErr(path.Root("overrides"), diagError(diags))
-	}
-	var rules []federation.OverrideRule
-	for i, o := range models {
-		selector, err := selectorOf(ctx, o.ClusterSelector)
-		if err != nil {
-			return nil, attributeErr(path.Root("overrides").AtListIndex(i).AtName("cluster_selector"), err)
-		}
-		rule := federation.OverrideRule{Cluster: o.Cluster.ValueString(), Selector: selector}
-		for _, p := range o.Patches {
-			rule.Patches = append(rule.Patches, federation.Patch{Op: p.Op.ValueString(), Path: p.Path.ValueString(), Value: p.Value.ValueString()})
-		}
-		rules = append(rules, rule)
+	rules, err := plain.OverrideRules(raw)
+	if err != nil {
+		return nil, attributeErr(path.Root("overrides"), err)
 	}
 	return rules, nil
+}
+
+// overridesPlain is an overrides value in plain Go: nil when it is null
+// or not known.
+func overridesPlain(v types.Dynamic) (any, error) {
+	if v.IsNull() || v.IsUnknown() || v.IsUnderlyingValueNull() {
+		return nil, nil
+	}
+	raw, err := tfvalue.Plain(v)
+	if err != nil {
+		return nil, attributeErr(path.Root("overrides"), err)
+	}
+	return raw, nil
 }
 
 // placementValue is the placement value of what the host records: null
@@ -209,7 +191,7 @@ func placementValue(ctx context.Context, p federation.Placement) (types.Object, 
 	if p.Clusters == nil && p.Selector == nil {
 		return types.ObjectNull(placementType.AttrTypes), nil
 	}
-	selector, err := selectorValue(ctx, p.Selector)
+	selector, err := selectorValue(p.Selector)
 	if err != nil {
 		return types.Object{}, err
 	}
@@ -222,31 +204,11 @@ func placementValue(ctx context.Context, p federation.Placement) (types.Object, 
 
 // overridesValue is the overrides value of what the host records: null for
 // no rules.
-func overridesValue(ctx context.Context, rules []federation.OverrideRule) (types.List, error) {
+func overridesValue(rules []federation.OverrideRule) (types.Dynamic, error) {
 	if len(rules) == 0 {
-		return types.ListNull(overrideType), nil
+		return types.DynamicNull(), nil
 	}
-	models := make([]overrideModel, 0, len(rules))
-	for _, rule := range rules {
-		selector, err := selectorValue(ctx, rule.Selector)
-		if err != nil {
-			return types.List{}, err
-		}
-		o := overrideModel{Cluster: nullIfEmpty(rule.Cluster), ClusterSelector: selector, Patches: []patchModel{}}
-		for _, p := range rule.Patches {
-			value := jsontypes.NewNormalizedNull()
-			if p.Value != "" {
-				value = jsontypes.NewNormalizedValue(p.Value)
-			}
-			o.Patches = append(o.Patches, patchModel{Op: nullIfEmpty(p.Op), Path: types.StringValue(p.Path), Value: value})
-		}
-		models = append(models, o)
-	}
-	v, diags := types.ListValueFrom(ctx, overrideType, models)
-	if diags.HasError() {
-		return v, diagError(diags)
-	}
-	return v, nil
+	return tfvalue.Dynamic(plain.OverrideRulesForm(rules))
 }
 
 // attributeError is an error about one attribute, reported there.

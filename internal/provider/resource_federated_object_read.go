@@ -125,7 +125,7 @@ func configFromHost(ctx context.Context, m *federatedObjectModel, ft registry.Fe
 	if m.Placement, err = placementValue(ctx, fo.Placement); err != nil {
 		return err
 	}
-	if m.Overrides, err = overridesValue(ctx, fo.Overrides); err != nil {
+	if m.Overrides, err = overridesValue(fo.Overrides); err != nil {
 		return err
 	}
 	m.ClusterReplicas = types.MapNull(types.Int64Type)

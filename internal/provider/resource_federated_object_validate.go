@@ -37,7 +37,7 @@ func (r *federatedObjectResource) ValidateConfig(ctx context.Context, req resour
 	var rules []federation.OverrideRule
 	if fullyKnown(m.Overrides) {
 		var err error
-		if rules, err = overrideRulesOf(ctx, m.Overrides); err != nil {
+		if rules, err = overrideRulesOf(m.Overrides); err != nil {
 			addInputError(&resp.Diagnostics, err)
 			return
 		}

@@ -49,19 +49,19 @@ type replicaSchedulingPreferenceResource struct {
 }
 
 type replicaSchedulingPreferenceModel struct {
-	ID               types.String `tfsdk:"id"`
-	Namespace        types.String `tfsdk:"namespace"`
-	Name             types.String `tfsdk:"name"`
-	TargetKind       types.String `tfsdk:"target_kind"`
-	ReplicasPath     types.String `tfsdk:"replicas_path"`
-	TotalReplicas    types.Int64  `tfsdk:"total_replicas"`
-	Rebalance        types.Bool   `tfsdk:"rebalance"`
-	Strategy         types.String `tfsdk:"strategy"`
-	Clusters         types.Map    `tfsdk:"clusters"`
-	ClusterSelector  types.Object `tfsdk:"cluster_selector"`
-	Replicas         types.Map    `tfsdk:"replicas"`
-	UnplacedReplicas types.Int64  `tfsdk:"unplaced_replicas"`
-	ExcludedClusters types.Map    `tfsdk:"excluded_clusters"`
+	ID               types.String  `tfsdk:"id"`
+	Namespace        types.String  `tfsdk:"namespace"`
+	Name             types.String  `tfsdk:"name"`
+	TargetKind       types.String  `tfsdk:"target_kind"`
+	ReplicasPath     types.String  `tfsdk:"replicas_path"`
+	TotalReplicas    types.Int64   `tfsdk:"total_replicas"`
+	Rebalance        types.Bool    `tfsdk:"rebalance"`
+	Strategy         types.String  `tfsdk:"strategy"`
+	Clusters         types.Map     `tfsdk:"clusters"`
+	ClusterSelector  types.Dynamic `tfsdk:"cluster_selector"`
+	Replicas         types.Map     `tfsdk:"replicas"`
+	UnplacedReplicas types.Int64   `tfsdk:"unplaced_replicas"`
+	ExcludedClusters types.Map     `tfsdk:"excluded_clusters"`
 
 	Capacity           types.String         `tfsdk:"capacity"`
 	ReplicaRequests    types.Map            `tfsdk:"replica_requests"`
@@ -101,6 +101,7 @@ func (r *replicaSchedulingPreferenceResource) Metadata(_ context.Context, req re
 
 func (r *replicaSchedulingPreferenceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: dynamicSelectorsVersion,
 		MarkdownDescription: "Splits a total number of replicas across the federation's clusters by weight, minimum and maximum, " +
 			"as KubeFed's ReplicaSchedulingPreference does, but at plan time: the plan shows each cluster's count. Clusters that are " +
 			"not ready when planning get nothing, so their share moves to the healthy ones (failover), and the plan says which were " +
@@ -275,6 +276,11 @@ func (r *replicaSchedulingPreferenceResource) ModifyPlan(ctx context.Context, re
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if !req.State.Raw.IsNull() {
+		var prior replicaSchedulingPreferenceModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+		keepPriorSelector(&plan.ClusterSelector, prior.ClusterSelector)
 	}
 	if !plan.Namespace.IsUnknown() && !plan.Name.IsUnknown() {
 		plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())

@@ -199,7 +199,7 @@ func (r *replicaSchedulingPreferenceResource) candidates(ctx context.Context, m 
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("cannot read the registered clusters: %w", err)
 	}
-	selector, err := selectorOf(ctx, m.ClusterSelector)
+	selector, err := selectorOf(m.ClusterSelector, "cluster_selector")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -325,7 +325,7 @@ func (m *replicaSchedulingPreferenceModel) toStored(ctx context.Context) (regist
 		// planner gives nothing to clusters without a preference.
 		stored.Clusters[scheduling.Wildcard] = registry.ClusterPreference{Weight: 1}
 	}
-	selector, err := selectorOf(ctx, m.ClusterSelector)
+	selector, err := selectorOf(m.ClusterSelector, "cluster_selector")
 	if err != nil {
 		diags.AddAttributeError(path.Root("cluster_selector"), "Invalid cluster_selector", err.Error())
 	}
@@ -371,7 +371,7 @@ func (m *replicaSchedulingPreferenceModel) fromStored(ctx context.Context, store
 		m.Clusters, d = types.MapValueFrom(ctx, clusterPreferenceType, preferences)
 		diags.Append(d...)
 	}
-	selector, err := selectorValue(ctx, stored.ClusterSelector)
+	selector, err := selectorValue(stored.ClusterSelector)
 	if err != nil {
 		diags.AddAttributeError(path.Root("cluster_selector"), "Cannot read the cluster selector", err.Error())
 	}

@@ -54,11 +54,22 @@ func TestAccValidate_errorsWithNoHostReachable(t *testing.T) {
 			step(offlineObject(`yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { namespace = "app" } })`, ""),
 				"Invalid template", "metadata.name is required"),
 			step(offlineObject(goodTemplate, patch(`{ op = "jump", path = "/data/a", value = jsonencode("c") }`)),
-				"Invalid Attribute Value Match", `overrides[0].patches[0].op`, `"jump"`),
+				"Invalid override", "overrides[0].patches[0]", `unknown op "jump"`),
 			step(offlineObject(goodTemplate, patch(`{ path = "data/a", value = jsonencode("c") }`)),
-				"Invalid JSON pointer", `overrides[0].patches[0].path`, `"data/a"`),
+				"Invalid override", "overrides[0].patches[0]", `"data/a"`),
 			step(offlineObject(goodTemplate, patch(`{ path = "/data/a", value = "green" }`)),
-				"Invalid JSON String Value", `value = "green"`),
+				"Invalid override", "overrides[0].patches[0]", `value "green" is not JSON text`),
+			// Misspelt attributes of selectors and rules are errors: the
+			// CLI would drop them from a nested object, and a selector
+			// left empty selects every cluster.
+			step(offlineObject(goodTemplate, `  placement = { cluster_selector = { region = "eu" } }`),
+				"Invalid cluster selector", `placement.cluster_selector has no attribute "region"`, "Write labels under match_labels"),
+			step(offlineObject(goodTemplate, `  overrides = [{ cluster_selector = { region = "eu" }, patches = [{ path = "/data/a", value = jsonencode("c") }] }]`),
+				"Invalid overrides", `overrides[0].cluster_selector has no attribute "region"`),
+			step(offlineObject(goodTemplate, `  overrides = [{ clusters = ["berlin"], patches = [{ path = "/data/a", value = jsonencode("c") }] }]`),
+				"Invalid overrides", `overrides[0] has no attribute "clusters"`),
+			step(offlineObject(goodTemplate, `  overrides = [{ cluster = "berlin", patches = [{ path = "/data/a", vaule = jsonencode("c") }] }]`),
+				"Invalid overrides", `overrides[0].patches[0] has no attribute "vaule"`),
 			step(offlineObject(goodTemplate, patch(`{ path = "/metadata/name", value = jsonencode("other") }`)),
 				"Invalid override", "/metadata/name identifies the object"),
 			step(offlineObject(goodTemplate, `  placement = { cluster_selector = { match_expressions = [{ key = "region", operator = "Near" }] } }`),
@@ -103,6 +114,28 @@ data "kubefed_clusters" "eu" {
   cluster_selector = { match_labels = { region = "not a value!" } }
 }
 `, "Invalid cluster selector", `match_labels["region"]`),
+			step(`
+data "kubefed_clusters" "eu" {
+  cluster_selector = { region = "eu" }
+}
+`, "Invalid cluster selector", `cluster_selector has no attribute "region"`),
+			step(`
+resource "kubefed_replica_scheduling_preference" "web" {
+  namespace        = "shop"
+  name             = "web"
+  total_replicas   = 9
+  cluster_selector = { match_label = { region = "eu" } }
+}
+`, "Invalid cluster selector", `cluster_selector has no attribute "match_label"`),
+			step(`
+resource "kubefed_federated_application" "web" {
+  name      = "web"
+  manifests = [yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "web", namespace = "app" } })]
+  placement = { cluster_selector = { tier = "edge" } }
+  overrides = [{ object = { kind = "ConfigMap", nam = "web" }, cluster = "berlin", patches = [{ path = "/data/a", value = jsonencode("c") }] }]
+}
+`, "Invalid cluster selector", `placement.cluster_selector has no attribute "tier"`, "Invalid overrides",
+				`overrides[0].object has no attribute "nam"`),
 			{
 				Config: `
 provider "kubefed" {

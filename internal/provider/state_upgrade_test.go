@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+)
+
+// A version 0 state held selectors and overrides typed, every absent
+// attribute null. The upgrade gives them as a configuration writes them:
+// what is set, as objects and tuples, which is what `{}` and literal rules
+// are, so that such a configuration plans nothing after the upgrade.
+func TestStateUpgrade_typedSelectorsAndOverridesBecomeWhatTheConfigurationWrote(t *testing.T) {
+	ctx := context.Background()
+	server := providerserver.NewProtocol6(&kubefedProvider{version: "test", clients: kube.NewClientFactory()})()
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emptySelector := `{"match_labels": null, "match_expressions": null}`
+	rules := `[{"cluster": "berlin", "cluster_selector": null, "patches": [{"op": null, "path": "/data/a", "value": "\"b\""}]},
+	  {"cluster": null, "cluster_selector": {"match_labels": {"region": "eu"}, "match_expressions": null},
+	   "patches": [{"op": "remove", "path": "/data/c", "value": null}]}]`
+	wantRules := dynamicValue(t, `{
+	  "value": [{"cluster": "berlin", "patches": [{"path": "/data/a", "value": "\"b\""}]},
+	            {"cluster_selector": {"match_labels": {"region": "eu"}}, "patches": [{"op": "remove", "path": "/data/c"}]}],
+	  "type": ["tuple", [
+	    ["object", {"cluster": "string", "patches": ["tuple", [["object", {"path": "string", "value": "string"}]]]}],
+	    ["object", {"cluster_selector": ["object", {"match_labels": ["object", {"region": "string"}]}],
+	                "patches": ["tuple", [["object", {"op": "string", "path": "string"}]]]}]]]}`)
+	emptyObject := dynamicValue(t, `{"value": {}, "type": ["object", {}]}`)
+	for _, tc := range []struct {
+		resource string
+		v0       map[string]string
+		want     map[string]tftypes.Value // by attribute; placement's selector under "placement.cluster_selector"
+	}{
+		{"kubefed_federated_object", map[string]string{"placement": `{"clusters": null, "cluster_selector": ` + emptySelector + `}`, "overrides": rules},
+			map[string]tftypes.Value{"placement.cluster_selector": emptyObject, "overrides": wantRules}},
+		{"kubefed_federated_application", map[string]string{"placement": `{"clusters": ["a"], "cluster_selector": null}`, "overrides": rules},
+			map[string]tftypes.Value{"placement.cluster_selector": tftypes.NewValue(tftypes.DynamicPseudoType, nil), "overrides": wantRules}},
+		{"kubefed_replica_scheduling_preference", map[string]string{"cluster_selector": emptySelector},
+			map[string]tftypes.Value{"cluster_selector": emptyObject}},
+		{"kubefed_replica_scheduling_preference", map[string]string{"cluster_selector": "null"},
+			map[string]tftypes.Value{"cluster_selector": tftypes.NewValue(tftypes.DynamicPseudoType, nil)}},
+	} {
+		typ := schemas.ResourceSchemas[tc.resource].ValueType().(tftypes.Object)
+		state := map[string]json.RawMessage{}
+		for name := range typ.AttributeTypes {
+			state[name] = json.RawMessage("null")
+		}
+		for name, v := range tc.v0 {
+			state[name] = json.RawMessage(v)
+		}
+		raw, err := json.Marshal(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: tc.resource, Version: 0,
+			RawState: &tfprotov6.RawState{JSON: raw}})
+		if err != nil || len(resp.Diagnostics) > 0 {
+			t.Fatalf("%s: upgrade: %v %+v", tc.resource, err, resp.Diagnostics)
+		}
+		upgraded, err := resp.UpgradedState.Unmarshal(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var attrs map[string]tftypes.Value
+		if err := upgraded.As(&attrs); err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range tc.want {
+			got := attrs[name]
+			if name == "placement.cluster_selector" {
+				var placement map[string]tftypes.Value
+				if err := attrs["placement"].As(&placement); err != nil {
+					t.Fatal(err)
+				}
+				got = placement["cluster_selector"]
+			}
+			if !got.Equal(want) {
+				t.Errorf("%s: %s upgraded to\n%v\nwant\n%v", tc.resource, name, got, want)
+			}
+		}
+	}
+}
+
+// dynamicValue is the value of a dynamic attribute written as the state
+// holds it: {"value": ..., "type": ...}.
+func dynamicValue(t *testing.T, text string) tftypes.Value {
+	t.Helper()
+	v, err := tftypes.ValueFromJSONWithOpts([]byte(text), tftypes.DynamicPseudoType, tftypes.ValueFromJSONOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
