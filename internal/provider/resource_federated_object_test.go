@@ -1239,15 +1239,29 @@ resource "terraform_data" "colour" {
   input = "amber"
 }
 
+resource "terraform_data" "test" {
+  input = %[2]q
+}
+
 resource "kubefed_federated_object" "cm" {
   type     = kubefed_federated_type.configmaps.name
-  template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "late", namespace = %q }, data = { colour = terraform_data.colour.output } })
+  template = yamlencode({ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "late", namespace = %[1]q }, data = { colour = terraform_data.colour.output } })
   placement = {
     clusters = [kubefed_federation_cluster.ny.name]
   }
+  overrides = [{ cluster_selector = { match_labels = { fotest = terraform_data.test.output } },
+    patches = [{ op = "add", path = "/data/tone", value = jsonencode(terraform_data.colour.output) }] }]
   depends_on = [kubefed_federated_object.ns]
 }
-`, ns)
+
+resource "kubefed_replica_scheduling_preference" "late" {
+  namespace        = %[1]q
+  name             = "late"
+  total_replicas   = 4
+  cluster_selector = { match_labels = { fotest = terraform_data.test.output } }
+  depends_on       = [kubefed_federation_cluster.sf, kubefed_federation_cluster.ny, kubefed_federation_cluster.berlin]
+}
+`, ns, prefix)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -1256,14 +1270,17 @@ resource "kubefed_federated_object" "cm" {
 				PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectUnknownValue("kubefed_federated_object.cm", tfjsonpath.New("rendered")),
 					plancheck.ExpectUnknownValue("kubefed_federated_object.cm", tfjsonpath.New("placed_clusters")),
+					plancheck.ExpectUnknownValue("kubefed_replica_scheduling_preference.late", tfjsonpath.New("replicas")),
 				},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("kubefed_federated_object.cm", tfjsonpath.New("placed_clusters"),
 					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact(prefix + "-ny")})),
+				statecheck.ExpectKnownValue("kubefed_replica_scheduling_preference.late", tfjsonpath.New("replicas"), knownvalue.MapSizeExact(3)),
 			},
-			Check: checkMemberField(t, "new-york", configMapsGVR, ns, "late", "amber", "data", "colour"),
+			Check: resource.ComposeTestCheckFunc(checkMemberField(t, "new-york", configMapsGVR, ns, "late", "amber", "data", "colour"),
+				checkMemberField(t, "new-york", configMapsGVR, ns, "late", "amber", "data", "tone")),
 		}},
 	})
 }

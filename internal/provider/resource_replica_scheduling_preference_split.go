@@ -66,6 +66,9 @@ func (m *replicaSchedulingPreferenceModel) plannerInput(ctx context.Context) (sc
 			return in, false, diags
 		}
 	}
+	if !fullyKnown(m.ClusterSelector) {
+		return in, false, diags
+	}
 	if known, d := m.choiceInput(ctx, &in); !known || d.HasError() {
 		diags.Append(d...)
 		return in, false, diags

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 const testCertPEM = `-----BEGIN CERTIFICATE-----
@@ -218,4 +219,39 @@ func TestJSONPointerAndFieldPathValidators(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The empty selector selects every cluster; no selector, none of its own;
+// labels written without match_labels are an error, never the empty one.
+func TestSelectorOf(t *testing.T) {
+	everyCluster, err := selectorOf(dynamicOf(t, map[string]any{}), "cluster_selector")
+	if err != nil || everyCluster == nil || len(everyCluster.MatchLabels) > 0 || len(everyCluster.MatchExpressions) > 0 {
+		t.Errorf("{} = %v, %v; want the empty selector", everyCluster, err)
+	}
+	if s, err := selectorOf(types.DynamicNull(), "cluster_selector"); s != nil || err != nil {
+		t.Errorf("null = %v, %v; want no selector", s, err)
+	}
+	eu, err := selectorOf(dynamicOf(t, map[string]any{"match_labels": map[string]any{"region": "eu"}}), "cluster_selector")
+	if err != nil || eu.MatchLabels["region"] != "eu" {
+		t.Errorf("match_labels = %v, %v", eu, err)
+	}
+	_, err = selectorOf(dynamicOf(t, map[string]any{"region": "eu"}), "placement.cluster_selector")
+	if err == nil || !strings.Contains(err.Error(), `placement.cluster_selector has no attribute "region"`) {
+		t.Errorf("a label outside match_labels: %v", err)
+	}
+	var resp validator.DynamicResponse
+	selectorValidator{}.ValidateDynamic(context.Background(), validator.DynamicRequest{Path: path.Root("placement").AtName("cluster_selector"),
+		ConfigValue: dynamicOf(t, map[string]any{"region": "eu"})}, &resp)
+	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics.Errors()[0].Detail(), "Write labels under match_labels") {
+		t.Errorf("the validator says %v", resp.Diagnostics)
+	}
+}
+
+func dynamicOf(t *testing.T, form any) types.Dynamic {
+	t.Helper()
+	v, err := tfvalue.Dynamic(form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
