@@ -66,6 +66,14 @@ func TestAccValidate_objectWithoutPlacementWarns(t *testing.T) {
 		"neither placement nor cluster_replicas"); !want.MatchString(out) {
 		t.Fatalf("validate of an object without placement does not warn:\n%s", out)
 	}
+	// A misspelt attribute of placement, which the CLI drops, leaves a
+	// placement of neither clusters nor a selector.
+	ws.Write(unreachableHost + offlineObject(goodTemplate, `  placement = { cluster = ["berlin"] }`))
+	out = ws.MustRun(0, "validate", "-no-color")
+	if want := acctest.ErrorMatching("Warning: The placement selects no cluster", "placement sets neither clusters nor cluster_selector",
+		"cluster for clusters"); !want.MatchString(out) {
+		t.Fatalf("validate of a placement of nothing does not warn:\n%s", out)
+	}
 	ws.Write(unreachableHost + offlineObject(goodTemplate, `  placement = { clusters = ["berlin"] }`))
 	if out := ws.MustRun(0, "validate", "-no-color"); strings.Contains(out, "placed on no cluster") {
 		t.Fatalf("validate of a placed object warns:\n%s", out)

@@ -94,6 +94,16 @@ func warnPlacementBoth(placement types.Object, diags *diag.Diagnostics) {
 // cluster_replicas goes to no cluster, as KubeFed's does, in the words of
 // a selector that matches none: both look like a working configuration.
 func warnNoPlacement(placement types.Object, clusterReplicas types.Map, diags *diag.Diagnostics) {
+	if !placement.IsNull() && !placement.IsUnknown() && clusterReplicas.IsNull() {
+		attrs := placement.Attributes()
+		unset := func(v attr.Value) bool { return v == nil || v.IsNull() }
+		if unset(attrs["clusters"]) && unset(attrs["cluster_selector"]) {
+			warnPlacedNowhere(diags, path.Root("placement"), "The placement selects no cluster", "The object",
+				"placement sets neither clusters nor cluster_selector, as in KubeFed. The CLI drops an attribute it does not "+
+					"know here (cluster for clusters, say) before the provider sees it. Set placement.clusters, or "+
+					"placement.cluster_selector = {} to place it on every registered cluster.")
+		}
+	}
 	if !placement.IsNull() || !clusterReplicas.IsNull() {
 		return
 	}

@@ -150,6 +150,8 @@ func TestClusterKeysValidator(t *testing.T) {
 
 func TestWarnNoPlacement(t *testing.T) {
 	placement := types.ObjectValueMust(map[string]attr.Type{"clusters": types.ListType{ElemType: types.StringType}},
+		map[string]attr.Value{"clusters": types.ListValueMust(types.StringType, []attr.Value{types.StringValue("berlin")})})
+	placementOfNothing := types.ObjectValueMust(map[string]attr.Type{"clusters": types.ListType{ElemType: types.StringType}},
 		map[string]attr.Value{"clusters": types.ListNull(types.StringType)})
 	noPlacement := types.ObjectNull(map[string]attr.Type{"clusters": types.ListType{ElemType: types.StringType}})
 	replicas := types.MapValueMust(types.Int64Type, map[string]attr.Value{"berlin": types.Int64Value(2)})
@@ -161,6 +163,7 @@ func TestWarnNoPlacement(t *testing.T) {
 	}{
 		{"neither placement nor cluster_replicas", noPlacement, types.MapNull(types.Int64Type), true},
 		{"a placement", placement, types.MapNull(types.Int64Type), false},
+		{"a placement of neither clusters nor a selector", placementOfNothing, types.MapNull(types.Int64Type), true},
 		{"a placement known at apply only", types.ObjectUnknown(placement.AttributeTypes(context.Background())), types.MapNull(types.Int64Type), false},
 		{"cluster_replicas alone", noPlacement, replicas, false},
 		{"cluster_replicas known at apply only", noPlacement, types.MapUnknown(types.Int64Type), false},
@@ -172,8 +175,11 @@ func TestWarnNoPlacement(t *testing.T) {
 			if got := diags.WarningsCount() == 1; got != tt.warns {
 				t.Fatalf("warned: %v, want %v (%v)", got, tt.warns, diags)
 			}
-			if tt.warns && diags[0].Detail() != "The object is placed on no cluster: it has neither placement nor cluster_replicas. "+
+			if tt.warns && tt.placement.IsNull() && diags[0].Detail() != "The object is placed on no cluster: it has neither placement nor cluster_replicas. "+
 				"Set placement.clusters to name the clusters, or placement.cluster_selector = {} to place it on every registered cluster." {
+				t.Errorf("detail %q", diags[0].Detail())
+			}
+			if tt.warns && !tt.placement.IsNull() && !strings.Contains(diags[0].Detail(), "placement sets neither clusters nor cluster_selector") {
 				t.Errorf("detail %q", diags[0].Detail())
 			}
 		})
