@@ -50,15 +50,34 @@ func SameOverrideRules(a, b []OverrideRule) bool {
 	return slices.EqualFunc(a, b, sameRule)
 }
 
-// SameSetOverrideRules is SameOverrideRules for an application's rules,
-// which also name the same objects.
+// SameSetOverrideRules is SameOverrideRules for an application's rules:
+// the rules of each object the same, in order, whatever the order between
+// objects (an import lists them object by object).
 func SameSetOverrideRules(a, b []SetOverrideRule) bool {
-	return slices.EqualFunc(a, b, func(x, y SetOverrideRule) bool {
-		if (x.Object == nil) != (y.Object == nil) || (x.Object != nil && *x.Object != *y.Object) {
+	if len(a) != len(b) {
+		return false
+	}
+	byObject := func(rules []SetOverrideRule) map[ObjectRef][]OverrideRule {
+		out := map[ObjectRef][]OverrideRule{}
+		for _, r := range rules {
+			var key ObjectRef
+			if r.Object != nil {
+				key = *r.Object
+			}
+			out[key] = append(out[key], r.OverrideRule)
+		}
+		return out
+	}
+	x, y := byObject(a), byObject(b)
+	if len(x) != len(y) {
+		return false
+	}
+	for key, rules := range x {
+		if !SameOverrideRules(rules, y[key]) {
 			return false
 		}
-		return sameRule(x.OverrideRule, y.OverrideRule)
-	})
+	}
+	return true
 }
 
 func sameRule(a, b OverrideRule) bool {

@@ -64,4 +64,38 @@ func TestSameOverrideRules(t *testing.T) {
 	if SameSetOverrideRules(set(web), set(&ObjectRef{Kind: "Deployment", Name: "api"})) || SameSetOverrideRules(set(web), set(nil)) {
 		t.Error("rules naming other objects are the same")
 	}
+	api := &ObjectRef{Kind: "Deployment", Name: "api"}
+	two := func(first, second []OverrideRule, ref1, ref2 *ObjectRef) []SetOverrideRule {
+		return []SetOverrideRule{{OverrideRule: first[0], Object: ref1}, {OverrideRule: second[0], Object: ref2}}
+	}
+	if !SameSetOverrideRules(two(rule("", "5"), rule("", "6"), web, api), two(rule("", "6"), rule("", "5"), api, web)) {
+		t.Error("the same rules of two objects, listed object by object in another order, differ")
+	}
+	if SameSetOverrideRules(two(rule("", "5"), rule("", "6"), web, web), two(rule("", "6"), rule("", "5"), web, web)) {
+		t.Error("one object's rules in another order are the same, though the later patch wins")
+	}
+}
+
+func TestShortestRef(t *testing.T) {
+	web := Key{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	webElsewhere := Key{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "blog", Name: "web"}
+	webBeta := Key{Group: "apps", Version: "v1beta1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	config := Key{Version: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "web"}
+	for _, tc := range []struct {
+		name    string
+		objects []Key
+		want    ObjectRef
+	}{
+		{"alone of its kind and name", []Key{web, config}, ObjectRef{Kind: "Deployment", Name: "web"}},
+		{"another namespace", []Key{web, webElsewhere, config}, ObjectRef{Kind: "Deployment", Name: "web", Namespace: "shop"}},
+		{"another apiVersion", []Key{web, webBeta}, ObjectRef{Kind: "Deployment", Name: "web", Namespace: "shop", APIVersion: "apps/v1"}},
+	} {
+		got := ShortestRef(web, tc.objects)
+		if got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+		if k, err := got.resolve(tc.objects); err != nil || k != web {
+			t.Errorf("%s: the reference resolves to %v, %v", tc.name, k, err)
+		}
+	}
 }

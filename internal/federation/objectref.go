@@ -121,3 +121,29 @@ type ListedObjectError struct {
 
 func (e *ListedObjectError) Error() string { return fmt.Sprintf("element %d: %v", e.Index, e.Err) }
 func (e *ListedObjectError) Unwrap() error { return e.Err }
+
+// ShortestRef names key among the set's objects as a configuration would:
+// by kind and name, adding the namespace and then the apiVersion only when
+// another object of the set shares what is named so far.
+func ShortestRef(key Key, objects []Key) ObjectRef {
+	ref := ObjectRef{Kind: key.Kind, Name: key.Name}
+	if countMatching(ref, objects) <= 1 {
+		return ref
+	}
+	ref.Namespace = key.Namespace
+	if countMatching(ref, objects) <= 1 {
+		return ref
+	}
+	ref.APIVersion = key.APIVersion()
+	return ref
+}
+
+func countMatching(ref ObjectRef, objects []Key) int {
+	n := 0
+	for _, k := range objects {
+		if ref.matches(k) {
+			n++
+		}
+	}
+	return n
+}

@@ -116,16 +116,21 @@ func (r *federatedApplicationResource) fromHost(ctx context.Context, m *federate
 	var manifests, sensitive []string
 	var rules []federation.SetOverrideRule
 	orphan := false
-	for _, o := range recorded {
+	keys := make([]federation.Key, len(recorded))
+	for i, o := range recorded {
+		t := o.Type.Target
+		keys[i] = federation.Key{Group: t.Group, Version: t.Version, Kind: t.Kind, Namespace: o.Namespace, Name: o.Name}
+	}
+	for i, o := range recorded {
 		if objectset.IsSecretType(o.Type.Target) {
 			sensitive = append(sensitive, o.Template)
 		} else {
 			manifests = append(manifests, o.Template)
 		}
 		orphan = orphan || o.Record.Orphan
-		ref := &federation.ObjectRef{Kind: o.Type.Target.Kind, Name: o.Name, Namespace: o.Namespace, APIVersion: o.Type.Target.APIVersion()}
+		ref := federation.ShortestRef(keys[i], keys)
 		for _, rule := range o.Record.Overrides {
-			rules = append(rules, federation.SetOverrideRule{OverrideRule: rule, Object: ref})
+			rules = append(rules, federation.SetOverrideRule{OverrideRule: rule, Object: &ref})
 		}
 	}
 	return fillImported(ctx, m, manifests, sensitive, recorded[0].Record.Placement, rules, orphan, diags)

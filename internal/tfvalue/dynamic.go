@@ -15,10 +15,20 @@ import (
 // Dynamic is the dynamic value of a plain form, typed as an HCL literal of
 // it would be: a map[string]any is an object, a []any a tuple, a string,
 // bool or number one of those. A nil form is a null value; a nil inside a
-// form is an error, since forms leave out what they do not set.
+// form is an error, since forms leave out what they do not set. A nil list
+// or map is no form either: null, not empty.
 func Dynamic(form any) (types.Dynamic, error) {
-	if form == nil {
+	switch f := form.(type) {
+	case nil:
 		return types.DynamicNull(), nil
+	case []any:
+		if f == nil {
+			return types.DynamicNull(), nil
+		}
+	case map[string]any:
+		if f == nil {
+			return types.DynamicNull(), nil
+		}
 	}
 	v, err := literal(form)
 	if err != nil {

@@ -61,6 +61,16 @@ func TestDynamicOfNothingIsNullAndANilInsideIsAnError(t *testing.T) {
 	if err != nil || !v.IsNull() {
 		t.Errorf("Dynamic(nil) = %v, %v; want a null value", v, err)
 	}
+	var noRules []any
+	var noSelector map[string]any
+	for _, form := range []any{noRules, noSelector} {
+		if v, err := Dynamic(form); err != nil || !v.IsNull() {
+			t.Errorf("Dynamic(%#v) = %v, %v; want a null value", form, v, err)
+		}
+	}
+	if v, err := Dynamic([]any{}); err != nil || v.IsNull() {
+		t.Errorf("Dynamic of an empty list = %v, %v; want an empty tuple", v, err)
+	}
 	if _, err := Dynamic(map[string]any{"a": []any{nil}}); err == nil || !strings.Contains(err.Error(), `"a": [0]`) {
 		t.Errorf("a nil inside: %v, want an error naming where", err)
 	}
