@@ -33,11 +33,8 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if prior != nil {
-		keepPriorPlacement(ctx, &plan.Placement, prior.Placement)
-		keepPriorSetOverrides(&plan.Overrides, prior.Overrides)
-	}
 	if prior != nil && !req.Plan.Raw.Equal(req.State.Raw) {
+		keepPriorSpelling(ctx, &plan.Placement, prior.Placement, &plan.Overrides, prior.Overrides, true)
 		// As for an object: in an apply's process, this is the first call.
 		resp.Diagnostics.Append(r.data.dialMembersAhead(ctx, resp.Private)...)
 	}

@@ -40,11 +40,8 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if prior != nil {
-		keepPriorPlacement(ctx, &plan.Placement, prior.Placement)
-		keepPriorOverrides(&plan.Overrides, prior.Overrides)
-	}
 	if prior != nil && !req.Plan.Raw.Equal(req.State.Raw) {
+		keepPriorSpelling(ctx, &plan.Placement, prior.Placement, &plan.Overrides, prior.Overrides, false)
 		// A change is checked on its members now and written at apply: in
 		// an apply's process, this plan is the object's first call.
 		resp.Diagnostics.Append(r.data.dialMembersAhead(ctx, private)...)

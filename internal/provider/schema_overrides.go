@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
@@ -103,46 +105,36 @@ func (v overridesValidator) rules(req validator.DynamicRequest) ([]federation.Ov
 // otherwise (a map variable, op = "replace", other JSON spacing) plans
 // nothing.
 
-func keepPriorPlacement(ctx context.Context, planned *types.Object, prior types.Object) {
-	if prior.IsNull() || planned.IsNull() || !fullyKnown(*planned) || planned.Equal(prior) {
-		return
-	}
-	now, _, errNow := placementOf(ctx, *planned)
-	before, _, errBefore := placementOf(ctx, prior)
-	if errNow == nil && errBefore == nil && federation.SamePlacement(now, before) {
-		*planned = prior
+// keepPriorSpelling plans the prior placement and overrides of an object
+// or an application (setRules read) that mean the configuration's.
+func keepPriorSpelling(ctx context.Context, placement *types.Object, priorPlacement types.Object,
+	overrides *types.Dynamic, priorOverrides types.Dynamic, set bool) {
+	keepPriorIfSame(placement, priorPlacement, func(v types.Object) (federation.Placement, error) {
+		p, _, err := placementOf(ctx, v)
+		return p, err
+	}, federation.SamePlacement)
+	if set {
+		keepPriorIfSame(overrides, priorOverrides, setRules, federation.SameSetOverrideRules)
+	} else {
+		keepPriorIfSame(overrides, priorOverrides, overrideRulesOf, federation.SameOverrideRules)
 	}
 }
 
 func keepPriorSelector(planned *types.Dynamic, prior types.Dynamic) {
-	if prior.IsNull() || planned.IsNull() || !fullyKnown(*planned) || planned.Equal(prior) {
-		return
-	}
-	now, errNow := selectorOf(*planned, "cluster_selector")
-	before, errBefore := selectorOf(prior, "cluster_selector")
-	if errNow == nil && errBefore == nil && now != nil && before != nil && federation.SameSelector(now, before) {
-		*planned = prior
-	}
+	keepPriorIfSame(planned, prior, func(v types.Dynamic) (*metav1.LabelSelector, error) {
+		return selectorOf(v, "cluster_selector")
+	}, federation.SameSelector)
 }
 
-func keepPriorOverrides(planned *types.Dynamic, prior types.Dynamic) {
-	if prior.IsNull() || planned.IsNull() || !fullyKnown(*planned) || planned.Equal(prior) {
+// keepPriorIfSame plans prior in place of *planned when read gives, for
+// both, values that same finds alike.
+func keepPriorIfSame[V attr.Value, T any](planned *V, prior V, read func(V) (T, error), same func(a, b T) bool) {
+	if prior.IsNull() || (*planned).IsNull() || !fullyKnown(*planned) || (*planned).Equal(prior) {
 		return
 	}
-	now, errNow := overrideRulesOf(*planned)
-	before, errBefore := overrideRulesOf(prior)
-	if errNow == nil && errBefore == nil && len(now) > 0 && federation.SameOverrideRules(now, before) {
-		*planned = prior
-	}
-}
-
-func keepPriorSetOverrides(planned *types.Dynamic, prior types.Dynamic) {
-	if prior.IsNull() || planned.IsNull() || !fullyKnown(*planned) || planned.Equal(prior) {
-		return
-	}
-	now, errNow := setRules(*planned)
-	before, errBefore := setRules(prior)
-	if errNow == nil && errBefore == nil && len(now) > 0 && federation.SameSetOverrideRules(now, before) {
+	now, errNow := read(*planned)
+	before, errBefore := read(prior)
+	if errNow == nil && errBefore == nil && same(now, before) {
 		*planned = prior
 	}
 }

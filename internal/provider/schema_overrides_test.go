@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -25,8 +26,8 @@ func TestKeepPriorOverrides(t *testing.T) {
 		{"no rules", types.DynamicNull(), false},
 		{"not known yet", types.DynamicUnknown(), false},
 	} {
-		planned := tc.planned
-		keepPriorOverrides(&planned, prior)
+		planned, placement := tc.planned, types.ObjectNull(placementType.AttrTypes)
+		keepPriorSpelling(context.Background(), &placement, placement, &planned, prior, false)
 		if kept := planned.Equal(prior); kept != tc.kept {
 			t.Errorf("%s: prior kept %v, want %v", tc.name, kept, tc.kept)
 		}
@@ -36,13 +37,14 @@ func TestKeepPriorOverrides(t *testing.T) {
 		"patches": []any{map[string]any{"path": "/data/a", "value": `"b"`}}}})
 	same := dynamicOf(t, []any{map[string]any{"cluster": "berlin", "object": map[string]any{"name": "web", "kind": "ConfigMap"},
 		"patches": []any{map[string]any{"path": "/data/a", "value": `"b"`, "op": "replace"}}}})
-	keepPriorSetOverrides(&same, setPrior)
+	noPlacement := types.ObjectNull(placementType.AttrTypes)
+	keepPriorSpelling(context.Background(), &noPlacement, noPlacement, &same, setPrior, true)
 	if !same.Equal(setPrior) {
 		t.Error("an application's rules that mean the same did not keep the prior spelling")
 	}
 	other := dynamicOf(t, []any{map[string]any{"object": map[string]any{"kind": "ConfigMap", "name": "api"}, "cluster": "berlin",
 		"patches": []any{map[string]any{"path": "/data/a", "value": `"b"`}}}})
-	keepPriorSetOverrides(&other, setPrior)
+	keepPriorSpelling(context.Background(), &noPlacement, noPlacement, &other, setPrior, true)
 	if other.Equal(setPrior) {
 		t.Error("a rule for another object took the prior spelling")
 	}
