@@ -10,7 +10,12 @@ import (
 // Outcome is what a plan says of one object's status and health on each
 // cluster that will hold it. A cluster the apply leaves alone keeps what
 // the apply records for it: status OK and the health the state had. A
-// cluster the apply writes to or waits for is left to the apply: nil.
+// cluster the apply writes to or waits for has its health left to the
+// apply (nil); its status is OK when it held the object already, since an
+// apply that returns without an error leaves every such cluster OK (any
+// other outcome is a failure, which is an error), and is left to the apply
+// for a cluster that receives the object for the first time or whose last
+// write was cut off.
 type Outcome struct {
 	Status map[string]*reconcile.Status
 	// Health holds only the clusters that keep a health entry (see
@@ -38,8 +43,12 @@ func PlanOutcome(o *Object, held, planned map[string]string, placed []string,
 	pending := PendingRollouts(o, priorStatus)
 	out := Outcome{Status: map[string]*reconcile.Status{}, Health: map[string]*rollout.Health{}}
 	for cluster, want := range planned {
-		if held[cluster] != want || want == reconcile.Unknown || pending[cluster] {
+		was, holds := held[cluster]
+		if was != want || want == reconcile.Unknown || pending[cluster] {
 			out.Status[cluster] = nil
+			if holds && was != reconcile.Unknown && want != reconcile.Unknown {
+				out.Status[cluster] = &reconcile.Status{Status: reconcile.StatusOK}
+			}
 			if reportsHealth(want, nil) {
 				out.Health[cluster] = nil
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 const applicationTypeName = "kubefed_federated_application"
@@ -68,13 +69,19 @@ func applicationState(set benchSet) map[string]any {
 		records[keys[i]] = "current"
 	}
 	rendered, status := map[string]any{}, map[string]any{}
+	for i, key := range keys {
+		byCluster := map[string]string{}
+		for _, c := range set.clusters {
+			byCluster[c] = benchRendered(i)
+		}
+		rendered[key] = tfvalue.RenderedJSON(byCluster)
+	}
 	for _, c := range set.clusters {
-		objects, statuses := map[string]any{}, map[string]any{}
-		for i, key := range keys {
-			objects[key] = benchRendered(i)
+		statuses := map[string]any{}
+		for _, key := range keys {
 			statuses[key] = map[string]any{"message": "", "status": "OK"}
 		}
-		rendered[c], status[c] = objects, statuses
+		status[c] = statuses
 	}
 	placed := slices.Sorted(slices.Values(set.clusters))
 	return map[string]any{

@@ -34,10 +34,11 @@ const benchObjectState = `{
   "placed_clusters": ["a", "b", "c"],
   "placement": {"cluster_selector": null, "clusters": ["a", "b", "c"]},
   "rendered": {
-    "a": "{\"apiVersion\":\"v1\",\"data\":{\"index\":\"0\"},\"kind\":\"ConfigMap\",\"metadata\":{\"labels\":{\"kubefed.io/managed\":\"true\"},\"name\":\"bench-0\",\"namespace\":\"default\"}}",
-    "b": "{\"apiVersion\":\"v1\",\"data\":{\"index\":\"0\"},\"kind\":\"ConfigMap\",\"metadata\":{\"labels\":{\"kubefed.io/managed\":\"true\"},\"name\":\"bench-0\",\"namespace\":\"default\"}}",
-    "c": "{\"apiVersion\":\"v1\",\"data\":{\"index\":\"0\"},\"kind\":\"ConfigMap\",\"metadata\":{\"labels\":{\"kubefed.io/managed\":\"true\"},\"name\":\"bench-0\",\"namespace\":\"default\"}}"
+    "manifest": "{\"apiVersion\":\"v1\",\"data\":{\"index\":\"0\"},\"kind\":\"ConfigMap\",\"metadata\":{\"labels\":{\"kubefed.io/managed\":\"true\"},\"name\":\"bench-0\",\"namespace\":\"default\"}}",
+    "clusters": ["a", "b", "c"],
+    "differences": null
   },
+
   "retain_replicas": false,
   "rollout_plan": [["a", "b", "c"]],
   "rollout_strategy": null,
@@ -60,11 +61,22 @@ func upgradedObject(ctx context.Context, tb testing.TB, server tfprotov6.Provide
 func upgraded(ctx context.Context, tb testing.TB, server tfprotov6.ProviderServer, typeName string, raw []byte) *tfprotov6.DynamicValue {
 	tb.Helper()
 	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-		TypeName: typeName, RawState: &tfprotov6.RawState{JSON: raw}})
+		TypeName: typeName, Version: schemaVersion(ctx, tb, server, typeName), RawState: &tfprotov6.RawState{JSON: raw}})
 	if err != nil || len(resp.Diagnostics) > 0 {
 		tb.Fatalf("upgrade: %v %+v", err, resp.Diagnostics)
 	}
 	return resp.UpgradedState
+}
+
+// schemaVersion is the version of typeName's schema, which the state of
+// this build is written in.
+func schemaVersion(ctx context.Context, tb testing.TB, server tfprotov6.ProviderServer, typeName string) int64 {
+	tb.Helper()
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil || schemas.ResourceSchemas[typeName] == nil {
+		tb.Fatalf("the schema of %s: %v", typeName, err)
+	}
+	return schemas.ResourceSchemas[typeName].Version
 }
 
 // benchObjectValues are benchObjectState and the configuration that gives

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -144,8 +143,7 @@ resource "terraform_data" "ny" {
 }
 `, ns)
 	sameAs := func(cluster, data string) statecheck.StateCheck {
-		return statecheck.CompareValuePairs("kubefed_federated_object.cm", tfjsonpath.New("rendered").AtMapKey(cluster),
-			"terraform_data."+data, tfjsonpath.New("output"), compare.ValuesSame())
+		return renderedSameAs("kubefed_federated_object.cm", cluster, "terraform_data."+data, "output")
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,

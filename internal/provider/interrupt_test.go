@@ -163,7 +163,7 @@ type stateResource struct {
 	Index   *int   `json:"index"`
 	Tainted bool   `json:"tainted"`
 	Values  struct {
-		Rendered      map[string]string `json:"rendered"`
+		Rendered      any `json:"rendered"`
 		ClusterStatus map[string]struct {
 			Status string `json:"status"`
 		} `json:"cluster_status"`
@@ -222,9 +222,13 @@ func assertCutInFlight(t *testing.T, ws *acctest.Workspace) {
 func assertStateIsTrue(t *testing.T, ws *acctest.Workspace, tr truth) {
 	t.Helper()
 	for i, r := range stateObjects(t, ws) {
+		texts, err := renderedTexts(r.Values.Rendered)
+		if err != nil {
+			t.Fatalf("object %d: %v", i, err)
+		}
 		for cluster, status := range r.Values.ClusterStatus {
 			m := memberOf(cluster)
-			rendered, recorded := r.Values.Rendered[cluster]
+			rendered, recorded := texts[cluster]
 			holds := tr[i][m]
 			switch {
 			case status.Status == "Unknown":

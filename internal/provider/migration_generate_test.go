@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -176,8 +177,11 @@ func checkMigrationPlan(t *testing.T, k kubeFedInstallation, shown string) {
 		if rc.Address != "kubefed_federated_object.web" {
 			continue
 		}
-		before, _ := rc.Change.Before["rendered"].(map[string]any)
-		after, _ := rc.Change.After["rendered"].(map[string]any)
+		before, errBefore := renderedTexts(rc.Change.Before["rendered"])
+		after, errAfter := renderedTexts(rc.Change.After["rendered"])
+		if err := errors.Join(errBefore, errAfter); err != nil {
+			t.Fatal(err)
+		}
 		for _, cluster := range annotations.clusters {
 			if err := annotations.check(cluster, before[cluster], after[cluster]); err != nil {
 				t.Error(err)

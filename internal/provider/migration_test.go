@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -334,8 +335,12 @@ func (c onlyAnnotationsChange) CheckPlan(_ context.Context, req plancheck.CheckP
 		if rc.Address != c.address {
 			continue
 		}
-		before, _ := rc.Change.Before.(map[string]any)["rendered"].(map[string]any)
-		after, _ := rc.Change.After.(map[string]any)["rendered"].(map[string]any)
+		before, errBefore := renderedTexts(rc.Change.Before.(map[string]any)["rendered"])
+		after, errAfter := renderedTexts(rc.Change.After.(map[string]any)["rendered"])
+		if err := errors.Join(errBefore, errAfter); err != nil {
+			resp.Error = err
+			return
+		}
 		for _, cluster := range c.clusters {
 			if err := c.check(cluster, before[cluster], after[cluster]); err != nil {
 				resp.Error = err

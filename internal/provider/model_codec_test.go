@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 func federatedObjectSchema(t *testing.T) resource.SchemaResponse {
@@ -42,6 +43,7 @@ func objectState(t *testing.T, given map[string]tftypes.Value) tfsdk.State {
 // known, null and unknown values of every kind the model holds.
 func TestModelCodec_agreesWithTheFramework(t *testing.T) {
 	ctx := context.Background()
+	renderedT := tfvalue.RenderedType.TerraformType(ctx)
 	strings3 := tftypes.Map{ElementType: tftypes.String}
 	cases := map[string]map[string]tftypes.Value{
 		"all null": {},
@@ -50,8 +52,11 @@ func TestModelCodec_agreesWithTheFramework(t *testing.T) {
 			"type":            tftypes.NewValue(tftypes.String, "configmaps"),
 			"template":        tftypes.NewValue(tftypes.String, `{"apiVersion":"v1","kind":"ConfigMap"}`),
 			"force_conflicts": tftypes.NewValue(tftypes.Bool, false),
-			"rendered": tftypes.NewValue(strings3, map[string]tftypes.Value{
-				"berlin": tftypes.NewValue(tftypes.String, "{}"), "new-york": tftypes.NewValue(tftypes.String, `{"a":1}`),
+			"rendered": tftypes.NewValue(renderedT, map[string]tftypes.Value{
+				"manifest": tftypes.NewValue(tftypes.String, "{}"),
+				"clusters": tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{
+					tftypes.NewValue(tftypes.String, "berlin"), tftypes.NewValue(tftypes.String, "new-york")}),
+				"differences": tftypes.NewValue(strings3, map[string]tftypes.Value{"new-york": tftypes.NewValue(tftypes.String, `{"a":1}`)}),
 			}),
 			"placed_clusters": tftypes.NewValue(tftypes.Set{ElementType: tftypes.String}, []tftypes.Value{
 				tftypes.NewValue(tftypes.String, "berlin"), tftypes.NewValue(tftypes.String, "new-york"),
@@ -59,7 +64,7 @@ func TestModelCodec_agreesWithTheFramework(t *testing.T) {
 		},
 		"a plan with parts known at apply": {
 			"id":           tftypes.NewValue(tftypes.String, tftypes.UnknownValue),
-			"rendered":     tftypes.NewValue(strings3, tftypes.UnknownValue),
+			"rendered":     tftypes.NewValue(renderedT, tftypes.UnknownValue),
 			"rollout_plan": tftypes.NewValue(tftypes.List{ElementType: tftypes.List{ElementType: tftypes.String}}, tftypes.UnknownValue),
 		},
 	}
@@ -143,9 +148,9 @@ func TestModelCodec_aValueOfTheWrongTypeIsAnError(t *testing.T) {
 	if diags := codec.fromState(ctx, state, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
-	m.Rendered = types.MapValueMust(types.BoolType, nil)
+	m.ClusterStatus = types.MapValueMust(types.BoolType, nil)
 	if diags := codec.toState(ctx, &tfsdk.State{Schema: state.Schema}, &m); !diags.HasError() {
-		t.Fatal("a map of bools where the schema has strings must be refused")
+		t.Fatal("a map of bools where the schema has objects must be refused")
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // benchClusters are the members the plan benchmarks place each object on,
@@ -244,7 +245,7 @@ func benchObjects(ctx context.Context, tb testing.TB, server tfprotov6.ProviderS
 		attrs["template"] = benchTemplate(i)
 		rendered := fmt.Sprintf(`{"apiVersion":"v1","data":{"index":"%d"},"kind":"ConfigMap","metadata":{"labels":`+
 			`{"kubefed.io/managed":"true"},"name":"bench-%d","namespace":"default"}}`, i, i)
-		attrs["rendered"] = map[string]any{"a": rendered, "b": rendered, "c": rendered}
+		attrs["rendered"] = tfvalue.RenderedJSON(map[string]string{"a": rendered, "b": rendered, "c": rendered})
 		state, err := json.Marshal(attrs)
 		if err != nil {
 			tb.Fatal(err)
@@ -374,6 +375,7 @@ func BenchmarkNoChangePlanCalls(b *testing.B) {
 		}
 		reads[i] = read
 	}
+	version := schemaVersion(ctx, b, server, typeName)
 	calls := []struct {
 		name string
 		call func(i int) (diagnostics int, err error)
@@ -384,7 +386,7 @@ func BenchmarkNoChangePlanCalls(b *testing.B) {
 		}},
 		{"UpgradeResourceState", func(i int) (int, error) {
 			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-				TypeName: typeName, RawState: &tfprotov6.RawState{JSON: list[i].rawState}})
+				TypeName: typeName, Version: version, RawState: &tfprotov6.RawState{JSON: list[i].rawState}})
 			return len(resp.Diagnostics), err
 		}},
 		{"ReadResource", func(i int) (int, error) {

@@ -220,8 +220,16 @@ func TestAccFederatedApplication_planSize(t *testing.T) {
 		return strings.Replace(text, "revisionHistoryLimit: 5", "revisionHistoryLimit: 7", 1)
 	})
 	step("template on every cluster", planSizeApplication(prefix, dir, oneCluster))
+	if f := figures["create"]; f.total > 2500 {
+		t.Errorf("the create takes %d lines of plan, want 2,500 at most", f.total)
+	}
 	if f := figures["override on one cluster"]; f.total > 80 {
 		t.Errorf("one field of one object on one cluster takes %d lines of plan, want 80 at most", f.total)
+	}
+	// The CLI prints the changed element of manifests whole, a file of six
+	// Deployments here; what the provider adds is held to the goal.
+	if f := figures["template on every cluster"]; f.computed > 40+10*3 {
+		t.Errorf("one field of one object's template takes %d lines of the provider's plan, want 70 at most", f.computed)
 	}
 }
 

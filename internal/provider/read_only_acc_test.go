@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -82,7 +81,7 @@ resource "kubefed_federated_object" "settings" {
 				Config: config(planner, "warn"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("kubefed_federated_object.settings", plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue("kubefed_federated_object.settings", tfjsonpath.New("rendered"), knownvalue.MapExact(planned)),
+					expectRendered("kubefed_federated_object.settings", true, planned),
 				}},
 				ExpectError: acctest.ErrorMatching("Cannot change kubefed_federated_object: the provider is read-only",
 					"read_only = true"),

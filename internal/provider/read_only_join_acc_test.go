@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,8 +60,8 @@ resource "kubefed_federated_object" "settings" {
 				Config: config(planner, "warn"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("kubefed_federated_object.settings", plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue("kubefed_federated_object.settings", tfjsonpath.New("rendered"), knownvalue.MapExact(
-						map[string]knownvalue.Check{cluster: knownvalue.StringRegexp(regexp.MustCompile(`"LEVEL":"warn"`))})),
+					expectRendered("kubefed_federated_object.settings", true,
+						map[string]knownvalue.Check{cluster: knownvalue.StringRegexp(regexp.MustCompile(`"LEVEL":"warn"`))}),
 				}},
 				ExpectError: acctest.ErrorMatching("the provider is read-only", "read_only = true"),
 			},

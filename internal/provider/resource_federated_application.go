@@ -125,12 +125,13 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 		"objects": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 			Description: "The keys of the set's objects (`<group>/<version>/<Kind>/<namespace>/<name>`, no namespace part for " +
 				"cluster-scoped ones), in the order each cluster receives them."},
-		"rendered": schema.MapAttribute{Computed: true, ElementType: types.MapType{ElemType: types.StringType},
-			Description: "For each cluster, for each object key, the canonical JSON of the object it receives (planned) or holds " +
-				"(in state), as `rendered` of a federated object."},
+		"rendered": schema.MapNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{Attributes: renderedAttributes()},
+			Description: "For each object key, what each cluster receives (planned) or holds (in state), as `rendered` of a " +
+				"federated object: the object as most clusters receive it, once, and how each other cluster's differs."},
 		"cluster_status": schema.MapAttribute{Computed: true, ElementType: types.MapType{ElemType: clusterStatusType},
 			Description: "For each cluster, for each object key, the outcome of the last apply, as `cluster_status` of a federated " +
-				"object. A plan leaves to the apply only the entries of the objects and clusters it writes to or waits for."},
+				"object. A plan gives `OK` to an object a cluster holds already and the apply writes to or waits for there, and leaves to " +
+				"the apply only an object a cluster receives for the first time."},
 		"cluster_health": schema.MapAttribute{Computed: true, ElementType: types.MapType{ElemType: healthType},
 			Description: "For each cluster, for each object key of a workload (a Deployment, StatefulSet or DaemonSet) or of an " +
 				"object with `spec.replicas`, how it does there, as `cluster_health` of a federated object."},
@@ -146,7 +147,7 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 	attrs["placed_clusters"] = placedClustersAttribute()
 	attrs["rollout_plan"] = rolloutPlanAttribute()
 	resp.Schema = schema.Schema{
-		Version: dynamicSelectorsVersion,
+		Version: renderedByObjectVersion,
 		Description: "A set of Kubernetes objects federated as one application: one placement, per-object and per-cluster " +
 			"overrides, one staged rollout of the whole set in dependency order, pruning of objects that leave the set. " +
 			"Each object is recorded in the host as KubeFed's `Federated<Kind>`, labelled with the application's name.",

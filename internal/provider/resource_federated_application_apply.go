@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 func (r *federatedApplicationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -108,7 +109,7 @@ func (r *federatedApplicationResource) applyInputs(ctx context.Context, env *obj
 		if set.addEach(diags, planned.Problems); diags.HasError() {
 			return in, false
 		}
-		plan.Rendered, plan.PlacedClusters = nestedStrings(planned.Rendered()), stringSet(planned.Placed())
+		plan.Rendered, plan.PlacedClusters = tfvalue.RenderedSet(planned.Rendered()), stringSet(planned.Placed())
 		plan.Objects = stringList(set.Keys())
 	}
 	if plan.RolloutPlan.IsUnknown() {
@@ -134,7 +135,7 @@ func toState(plan, prior *federatedApplicationModel, set *objectset.Set, res obj
 		status[key] = statusValue(record.Status, diags).Elements()
 		health[key] = healthValue(objectset.HealthAfter(priorHealth[key], record, res.Seen[key]), diags).Elements()
 	}
-	plan.Rendered = nestedStrings(held)
+	plan.Rendered = tfvalue.RenderedSet(held)
 	plan.ClusterStatus = nestedValue(status, clusterStatusType)
 	plan.ClusterHealth = nestedValue(health, healthType)
 	plan.Objects = stringList(set.Keys())

@@ -14,6 +14,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // ModifyPlan plans the set as a federated object is planned (placement,
@@ -64,7 +65,7 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 	plan.ID = plan.Name
 	plan.Objects = stringList(set.Keys())
 	plan.PlacedClusters = stringSet(placed)
-	plan.Rendered = nestedStrings(planned.Rendered())
+	plan.Rendered = tfvalue.RenderedSet(planned.Rendered())
 	plan.RolloutPlan = plannedOrder(set.Set, placed, &resp.Diagnostics)
 	plan.ClusterStatus, plan.ClusterHealth = plannedSetOutcome(set, prior, planned, &resp.Diagnostics)
 	plan.HostRecords = plannedHostRecords(set, prior == nil)
@@ -97,7 +98,7 @@ func applicationUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, 
 	}
 	setUnknown(ctx, resp, map[string]attr.Value{
 		"placed_clusters": types.SetUnknown(types.StringType),
-		"rendered":        types.MapUnknown(types.MapType{ElemType: types.StringType}),
+		"rendered":        types.MapUnknown(tfvalue.RenderedType),
 		"cluster_status":  types.MapUnknown(types.MapType{ElemType: clusterStatusType}),
 		"cluster_health":  types.MapUnknown(types.MapType{ElemType: healthType}),
 		"rollout_plan":    types.ListUnknown(rolloutPlanType.ElemType),
@@ -144,7 +145,13 @@ func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, planned ob
 // applicationClusters are the clusters that hold an object of the
 // application, sorted.
 func applicationClusters(m *federatedApplicationModel) []string {
-	return sortedKeys(nestedStringsOf(m.Rendered))
+	clusters := map[string]bool{}
+	for _, byCluster := range tfvalue.RenderedSetByObject(m.Rendered) {
+		for cluster := range byCluster {
+			clusters[cluster] = true
+		}
+	}
+	return sortedKeys(clusters)
 }
 
 // heldByObject is, by object and cluster, what the state says each
@@ -153,7 +160,7 @@ func heldByObject(m *federatedApplicationModel) map[string]map[string]string {
 	if m == nil {
 		return map[string]map[string]string{}
 	}
-	return objectset.ByObject(nestedStringsOf(m.Rendered))
+	return tfvalue.RenderedSetByObject(m.Rendered)
 }
 
 // statusByObject is, by object and cluster, the last apply's outcome.
@@ -202,32 +209,6 @@ func nestedValue(perObject map[string]map[string]attr.Value, elem attr.Type) typ
 		outer[cluster], _ = types.MapValue(elem, entries)
 	}
 	out, _ := types.MapValue(types.MapType{ElemType: elem}, outer)
-	return out
-}
-
-// nestedStrings is rendered of the application: by cluster, by object.
-func nestedStrings(perObject map[string]map[string]string) types.Map {
-	values := map[string]map[string]attr.Value{}
-	for key, m := range perObject {
-		values[key] = map[string]attr.Value{}
-		for cluster, text := range m {
-			values[key][cluster] = types.StringValue(text)
-		}
-	}
-	return nestedValue(values, types.StringType)
-}
-
-// nestedStringsOf reads rendered: by cluster, by object.
-func nestedStringsOf(v types.Map) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	if v.IsNull() || v.IsUnknown() {
-		return out
-	}
-	for cluster, inner := range v.Elements() {
-		if m, ok := inner.(types.Map); ok {
-			out[cluster] = mapStrings(m)
-		}
-	}
 	return out
 }
 

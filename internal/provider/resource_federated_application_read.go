@@ -98,7 +98,7 @@ func (r *federatedApplicationResource) readSetMembers(ctx context.Context, env *
 		health[key] = healthValue(view.Health, &diags).Elements()
 		status[key] = statusValue(objectset.ReadStatus(priorStatus[key], view.Held, held[key]), &diags).Elements()
 	}
-	m.Rendered = nestedStrings(now)
+	m.Rendered = tfvalue.RenderedSet(now)
 	m.ClusterStatus = nestedValue(status, clusterStatusType)
 	m.ClusterHealth = nestedValue(health, healthType)
 	return snapshot.RegisteredNames(), diags
@@ -160,7 +160,7 @@ func fillImported(ctx context.Context, m *federatedApplicationModel, manifests, 
 	}
 	m.ClusterReplicas = types.MapNull(types.Int64Type)
 	m.ReplicasObject = types.ObjectNull(objectRefType.AttrTypes)
-	m.Rendered = types.MapNull(types.MapType{ElemType: types.StringType})
+	m.Rendered = types.MapNull(tfvalue.RenderedType)
 	m.ClusterStatus = types.MapNull(types.MapType{ElemType: clusterStatusType})
 	return true
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 func TestRetargetPath(t *testing.T) {
@@ -140,14 +141,13 @@ func TestNestedRendered(t *testing.T) {
 		"/v1/ConfigMap/x/a": {"berlin": `{"a":1}`, "new-york": `{"a":2}`},
 		"/v1/Namespace/x":   {"berlin": `{"ns":1}`},
 	}
-	nested := nestedStrings(perObject)
-	m := &federatedApplicationModel{Rendered: nested}
+	m := &federatedApplicationModel{Rendered: tfvalue.RenderedSet(perObject)}
 	back := heldByObject(m)
 	if len(back) != 2 || back["/v1/ConfigMap/x/a"]["new-york"] != `{"a":2}` || back["/v1/Namespace/x"]["berlin"] != `{"ns":1}` {
 		t.Fatalf("round trip: %v", back)
 	}
-	if got := nestedStringsOf(nested)["berlin"]; len(got) != 2 {
-		t.Errorf("berlin holds %v", got)
+	if got := applicationClusters(m); strings.Join(got, ",") != "berlin,new-york" {
+		t.Errorf("applicationClusters = %v", got)
 	}
 	status := nestedValue(map[string]map[string]attr.Value{"k": {"c": statusValue(map[string]reconcile.Status{"x": {Status: "OK"}}, &diag.Diagnostics{}).Elements()["x"]}}, clusterStatusType)
 	if e := statusByObject(&federatedApplicationModel{ClusterStatus: status})["k"]["c"]; e.Status != "OK" {

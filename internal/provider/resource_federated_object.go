@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 var (
@@ -57,7 +58,7 @@ func (r *federatedObjectResource) Metadata(_ context.Context, req resource.Metad
 
 func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Version: dynamicSelectorsVersion,
+		Version: renderedByObjectVersion,
 		Description: "A Kubernetes object federated to member clusters, KubeFed style: one template, a placement and per-cluster " +
 			"overrides. The plan shows, for each placed cluster, the exact object it receives (`rendered`).",
 		Attributes: map[string]schema.Attribute{
@@ -146,19 +147,21 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"changes no plan.",
 			},
 			"placed_clusters": placedClustersAttribute(),
-			"rendered": schema.MapAttribute{
-				Computed:    true,
-				ElementType: types.StringType,
-				Description: "For each cluster, the canonical JSON of the object it receives (planned) or holds (in state, projected onto " +
-					"the fields the provider sets). A Secret's values show as `sha256:` digests. A cluster that is not ready at plan " +
-					"time keeps its previous entry, or none.",
+			"rendered": schema.SingleNestedAttribute{
+				Computed:   true,
+				Attributes: renderedAttributes(),
+				Description: "What each cluster receives (planned) or holds (in state, projected onto the fields the provider sets): " +
+					"the object as most clusters receive it, once, and how each other cluster's differs. A Secret's values show as " +
+					"`sha256:` digests. A cluster that is not ready at plan time keeps its previous entry, or none. Null when no " +
+					"cluster receives or holds the object.",
 			},
 			"cluster_status": schema.MapAttribute{
 				Computed:    true,
 				ElementType: clusterStatusType,
 				Description: "For each cluster, the outcome of the last apply: `status` in KubeFed's words (`OK`, `ClusterNotReady`, " +
 					"`CreationFailed`, `UpdateFailed`, `DeletionFailed`, ...), or `Unknown` when a write was cut off in flight, " +
-					"and a `message`, empty when nothing went wrong. A plan leaves to the apply only the clusters it writes to or waits for.",
+					"and a `message`, empty when nothing went wrong. A plan gives `OK` to a cluster it writes to or waits for that holds the " +
+					"object already, and leaves to the apply one that receives it for the first time.",
 			},
 		},
 	}
@@ -227,7 +230,7 @@ func (r *federatedObjectResource) Create(ctx context.Context, req resource.Creat
 	if r.write(ctx, &plan, nil, plan.Timeouts.Create, &resp.Diagnostics) {
 		resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
 		objectIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
-		resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, resp.Private, sortedKeys(mapStrings(plan.Rendered)))...)
+		resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, resp.Private, sortedKeys(tfvalue.RenderedByCluster(plan.Rendered)))...)
 	}
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
@@ -245,7 +248,7 @@ func (r *federatedObjectResource) Update(ctx context.Context, req resource.Updat
 	}
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &plan)...)
 	objectIdentity.set(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
-	resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, resp.Private, sortedKeys(mapStrings(plan.Rendered)))...)
+	resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, resp.Private, sortedKeys(tfvalue.RenderedByCluster(plan.Rendered)))...)
 	resp.Diagnostics.Append(forgetNotes(ctx, resp.Private, replacementNote, registeredAtReadNote, plannedFromStateNote)...)
 }
 
@@ -293,7 +296,7 @@ func (r *federatedObjectResource) Delete(ctx context.Context, req resource.Delet
 		r.data.run.MarkReplacing(o.RunKey())
 	}
 	addProblems(&resp.Diagnostics, env.Remove(ctx, objectset.RemoveInput{Set: set, Snapshot: snapshot,
-		Held: map[string]map[string]string{o.Key.String(): mapStrings(state.Rendered)}, Staying: staying, KeepHost: replaced}), nil)
+		Held: map[string]map[string]string{o.Key.String(): tfvalue.RenderedByCluster(state.Rendered)}, Staying: staying, KeepHost: replaced}), nil)
 }
 
 // ImportState takes `<type>/<namespace>/<name>` or `<type>/<name>`, as the

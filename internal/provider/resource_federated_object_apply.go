@@ -12,6 +12,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/reconcile"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/rollout"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // apply carries out the plan as the apply of a set of one: the operations
@@ -40,17 +41,17 @@ func (r *federatedObjectResource) apply(ctx context.Context, plan, prior *federa
 	}
 	key := o.Key.String()
 	in := objectset.ApplyInput{Set: set, Snapshot: snapshot, Placed: setStrings(plan.PlacedClusters),
-		Want: map[string]map[string]string{key: mapStrings(plan.Rendered)}}
+		Want: map[string]map[string]string{key: tfvalue.RenderedByCluster(plan.Rendered)}}
 	var priorHealth map[string]rollout.Health
 	if prior != nil {
 		in.Prior = set
-		in.Held = map[string]map[string]string{key: mapStrings(prior.Rendered)}
+		in.Held = map[string]map[string]string{key: tfvalue.RenderedByCluster(prior.Rendered)}
 		in.PriorStatus = map[string]map[string]reconcile.Status{key: statusEntries(prior.ClusterStatus)}
 		priorHealth = healthEntries(prior.ClusterHealth)
 	}
 	res := env.Apply(ctx, in)
 	record := res.Records[key]
-	plan.Rendered = stringMap(record.Held)
+	plan.Rendered = tfvalue.Rendered(record.Held)
 	plan.ClusterStatus = statusValue(record.Status, diags)
 	plan.ClusterHealth = healthValue(objectset.HealthAfter(priorHealth, record, res.Seen[key]), diags)
 	addProblems(diags, res.Problems, nil)
@@ -77,14 +78,14 @@ func (r *federatedObjectResource) applyInputs(ctx context.Context, env *objectse
 	if plan.Rendered.IsUnknown() || plan.PlacedClusters.IsUnknown() {
 		held := map[string]string{}
 		if prior != nil {
-			held = mapStrings(prior.Rendered)
+			held = tfvalue.RenderedByCluster(prior.Rendered)
 		}
 		out, problems := env.Desired(ctx, o, snapshot, held, false)
 		if addProblems(diags, problems, nil); diags.HasError() {
 			return nil, nil, nil, false
 		}
 		plan.PlacedClusters = stringSet(out.Placed)
-		plan.Rendered = stringMap(out.Rendered)
+		plan.Rendered = tfvalue.Rendered(out.Rendered)
 	}
 	if plan.RolloutPlan.IsUnknown() {
 		plan.RolloutPlan = plannedOrder(set, setStrings(plan.PlacedClusters), diags)

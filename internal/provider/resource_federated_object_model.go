@@ -36,7 +36,7 @@ type federatedObjectModel struct {
 	Wait              types.Object   `tfsdk:"wait"`
 	RolloutStrategy   types.Object   `tfsdk:"rollout_strategy"`
 	PlacedClusters    types.Set      `tfsdk:"placed_clusters"`
-	Rendered          types.Map      `tfsdk:"rendered"`
+	Rendered          types.Object   `tfsdk:"rendered"`
 	ClusterStatus     types.Map      `tfsdk:"cluster_status"`
 	RolloutPlan       types.List     `tfsdk:"rollout_plan"`
 	ClusterHealth     types.Map      `tfsdk:"cluster_health"`

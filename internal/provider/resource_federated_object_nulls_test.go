@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -82,10 +81,8 @@ resource "kubefed_federated_application" "app" {
 	}
 	withoutColour := resource.ConfigPlanChecks{
 		PreApply: []plancheck.PlanCheck{
-			plancheck.ExpectKnownValue("kubefed_federated_object.json", tfjsonpath.New("rendered").AtMapKey(sf),
-				knownvalue.StringRegexp(regexp.MustCompile(`"spec":\{"size":2\}`))),
-			plancheck.ExpectKnownValue("kubefed_federated_object.yaml", tfjsonpath.New("rendered").AtMapKey(sf),
-				knownvalue.StringRegexp(regexp.MustCompile(`"spec":\{"size":3\}`))),
+			expectRendered("kubefed_federated_object.json", false, map[string]knownvalue.Check{sf: knownvalue.StringRegexp(regexp.MustCompile(`"spec":\{"size":2\}`))}),
+			expectRendered("kubefed_federated_object.yaml", false, map[string]knownvalue.Check{sf: knownvalue.StringRegexp(regexp.MustCompile(`"spec":\{"size":3\}`))}),
 		},
 		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // ModifyPlan computes, from the registry snapshot and the engine, where the
@@ -67,7 +68,7 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	replacing := prior == nil && (noteHolds(ctx, private, plannedFromStateNote, o.RunKey(), &resp.Diagnostics) ||
 		r.data.run.Replacing(o.RunKey()))
 	if prior != nil {
-		priorRendered = mapStrings(prior.Rendered)
+		priorRendered = tfvalue.RenderedByCluster(prior.Rendered)
 		resp.Diagnostics.Append(plannedFromStateNote.Save(ctx, private, objectset.RunKey(prior.ID.ValueString()))...)
 	} else if !replacing {
 		// A create asks the host whether the object is recorded there while
@@ -91,7 +92,7 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	addProblems(&resp.Diagnostics, env.CheckMembers(ctx, o, snapshot, out, priorRendered, plan.ForceConflicts.ValueBool()), nil)
 	plan.ID = types.StringValue(o.ID)
 	plan.PlacedClusters = stringSet(out.Placed)
-	plan.Rendered = stringMap(out.Rendered)
+	plan.Rendered = tfvalue.Rendered(out.Rendered)
 	plan.RolloutPlan = plannedOrder(set, out.Placed, &resp.Diagnostics)
 	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(o, prior, out, &resp.Diagnostics)
 	if prior == nil {
@@ -146,7 +147,7 @@ func setUnknown(ctx context.Context, resp *resource.ModifyPlanResponse, values m
 func placementUnknown() map[string]attr.Value {
 	return map[string]attr.Value{
 		"placed_clusters": types.SetUnknown(types.StringType),
-		"rendered":        types.MapUnknown(types.StringType),
+		"rendered":        types.ObjectUnknown(tfvalue.RenderedType.AttrTypes),
 		"cluster_status":  types.MapUnknown(clusterStatusType),
 		"cluster_health":  types.MapUnknown(healthType),
 		"rollout_plan":    types.ListUnknown(rolloutPlanType.ElemType),
@@ -162,11 +163,11 @@ func plannedOutcome(o *objectset.Object, prior *federatedObjectModel, out object
 		return unknownStatus, unknownHealth
 	}
 	priorStatus := statusEntries(prior.ClusterStatus)
-	if maps.Equal(mapStrings(prior.Rendered), out.Rendered) && slices.Equal(setStrings(prior.PlacedClusters), out.Placed) &&
+	if maps.Equal(tfvalue.RenderedByCluster(prior.Rendered), out.Rendered) && slices.Equal(setStrings(prior.PlacedClusters), out.Placed) &&
 		len(objectset.PendingRollouts(o, priorStatus)) == 0 {
 		return prior.ClusterStatus, prior.ClusterHealth
 	}
-	outcome, known := objectset.PlanOutcome(o, mapStrings(prior.Rendered), out.Rendered, out.Placed, priorStatus,
+	outcome, known := objectset.PlanOutcome(o, tfvalue.RenderedByCluster(prior.Rendered), out.Rendered, out.Placed, priorStatus,
 		healthEntries(prior.ClusterHealth))
 	if !known {
 		return unknownStatus, unknownHealth

@@ -11,6 +11,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/registry"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/runstate"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // Read refreshes the object from the host's Federated<Kind> and from each
@@ -58,7 +59,7 @@ func (r *federatedObjectResource) read(ctx context.Context, req resource.ReadReq
 	defer redactDiagnostics(&resp.Diagnostics, o.Secrets)
 	resp.Diagnostics.Append(registeredAtReadNote.Save(ctx, private, snapshot.RegisteredNames())...)
 	resp.Diagnostics.Append(refreshFromHost(ctx, &state, o, host.Object)...)
-	resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, private, sortedKeys(mapStrings(state.Rendered)))...)
+	resp.Diagnostics.Append(r.data.noteMemberEndpoints(ctx, private, sortedKeys(tfvalue.RenderedByCluster(state.Rendered)))...)
 	resp.Diagnostics.Append(objectModels.toState(ctx, &resp.State, &state)...)
 }
 
@@ -96,7 +97,7 @@ func (r *federatedObjectResource) readBack(ctx context.Context, env *objectset.E
 	if diags.HasError() {
 		return nil, nil, false
 	}
-	held, out, problems := env.HeldToRead(ctx, o, snapshot, mapStrings(state.Rendered), importing)
+	held, out, problems := env.HeldToRead(ctx, o, snapshot, tfvalue.RenderedByCluster(state.Rendered), importing)
 	addProblems(diags, problems, nil)
 	if importing {
 		state.PlacedClusters = stringSet(out.Placed)
@@ -104,7 +105,7 @@ func (r *federatedObjectResource) readBack(ctx context.Context, env *objectset.E
 	var readProblems objectset.Problems
 	view := env.ReadMembers(ctx, o, snapshot, held, healthEntries(state.ClusterHealth), &readProblems)
 	addProblems(diags, readProblems, nil)
-	state.Rendered = stringMap(view.Held)
+	state.Rendered = tfvalue.Rendered(view.Held)
 	state.ClusterHealth = healthValue(view.Health, diags)
 	state.ClusterStatus = statusValue(objectset.ReadStatus(statusEntries(state.ClusterStatus), view.Held, held), diags)
 	if state.RolloutPlan.IsNull() {
@@ -132,7 +133,7 @@ func configFromHost(ctx context.Context, m *federatedObjectModel, ft registry.Fe
 	if fo.Orphan {
 		m.DeletionPolicy = types.StringValue(deletionOrphan)
 	}
-	m.Rendered = types.MapNull(types.StringType)
+	m.Rendered = types.ObjectNull(tfvalue.RenderedType.AttrTypes)
 	m.ClusterStatus = types.MapNull(clusterStatusType)
 	return nil
 }

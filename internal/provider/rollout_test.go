@@ -26,6 +26,9 @@ var replicaSetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", R
 
 // rolloutConfig federates a 3-replica Deployment of the given image to the
 // three members, with extra attributes (overrides, a strategy).
+// statusOK is a cluster_status entry of an apply that went well.
+var statusOK = knownvalue.ObjectExact(map[string]knownvalue.Check{"status": knownvalue.StringExact("OK"), "message": knownvalue.StringExact("")})
+
 func rolloutConfig(t *testing.T, prefix, ns, image, extra string) string {
 	return acctest.HostProviderConfig(t) + objectTestTypes + objectTestClusters(t, prefix) + federatedNamespace(ns) + fmt.Sprintf(`
 resource "kubefed_federated_type" "deployments" {
@@ -204,13 +207,16 @@ func TestAccRollout_stagesStopAtAFailure(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("kubefed_federated_object.web", plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue("kubefed_federated_object.web", tfjsonpath.New("rendered").AtMapKey(sf), knownvalue.StringRegexp(regexp.MustCompile(`nginx:1\.28`))),
-						plancheck.ExpectKnownValue("kubefed_federated_object.web", tfjsonpath.New("rendered").AtMapKey(ny), knownvalue.StringRegexp(regexp.MustCompile(`nginx:1\.28`))),
+						expectRendered("kubefed_federated_object.web", false, map[string]knownvalue.Check{sf: knownvalue.StringRegexp(regexp.MustCompile(`nginx:1\.28`))}),
+						expectRendered("kubefed_federated_object.web", false, map[string]knownvalue.Check{ny: knownvalue.StringRegexp(regexp.MustCompile(`nginx:1\.28`))}),
 						// The clusters the apply writes to, and berlin, whose failed
-						// rollout it waits for again.
-						plancheck.ExpectUnknownValue("kubefed_federated_object.web", tfjsonpath.New("cluster_status").AtMapKey(sf)),
-						plancheck.ExpectUnknownValue("kubefed_federated_object.web", tfjsonpath.New("cluster_status").AtMapKey(ny)),
-						plancheck.ExpectUnknownValue("kubefed_federated_object.web", tfjsonpath.New("cluster_status").AtMapKey(berlin)),
+						// rollout it waits for again: their health is the
+						// apply's, and an apply without an error leaves them OK.
+						plancheck.ExpectUnknownValue("kubefed_federated_object.web", tfjsonpath.New("cluster_health").AtMapKey(sf)),
+						plancheck.ExpectUnknownValue("kubefed_federated_object.web", tfjsonpath.New("cluster_health").AtMapKey(ny)),
+						plancheck.ExpectUnknownValue("kubefed_federated_object.web", tfjsonpath.New("cluster_health").AtMapKey(berlin)),
+						plancheck.ExpectKnownValue("kubefed_federated_object.web", tfjsonpath.New("cluster_status"), knownvalue.MapExact(map[string]knownvalue.Check{
+							sf: statusOK, ny: statusOK, berlin: statusOK})),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},

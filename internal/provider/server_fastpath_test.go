@@ -13,6 +13,7 @@ import (
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/fastpath"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // frameworkCalls is the framework's server, counting the calls for which the
@@ -167,6 +168,23 @@ func nestedObject(attrs map[string]any) {
 	attrs["timeouts"] = map[string]any{"create": "1m", "update": nil, "delete": "2m"}
 	attrs["ignore_fields"] = []any{"metadata.annotations"}
 	attrs["cluster_replicas"] = map[string]any{"a": 1, "b": 2}
+	asDynamic(attrs, []string{"overrides"}, []string{"placement", "cluster_selector"})
+}
+
+// asDynamic rewrites the typed values at paths as the state of a dynamic
+// attribute holds them, as the upgrade from version 0 does.
+func asDynamic(attrs map[string]any, paths ...[]string) {
+	raw, err := json.Marshal(attrs)
+	if err == nil {
+		raw, err = tfvalue.UpgradeToDynamic(raw, paths...)
+	}
+	if err == nil {
+		clear(attrs)
+		err = json.Unmarshal(raw, &attrs)
+	}
+	if err != nil {
+		panic(err)
+	}
 }
 
 // The provider's protocol server answers the plans of the real

@@ -16,22 +16,40 @@ import (
 // null; the upgrade keeps what is set, as the configuration wrote it.
 const dynamicSelectorsVersion = 1
 
-// dynamicAttributesUpgrade upgrades a version 0 state whose attributes at
-// paths are now dynamic.
-func dynamicAttributesUpgrade(paths ...[]string) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{0: {StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest,
-		resp *resource.UpgradeStateResponse) {
-		if req.RawState == nil || req.RawState.JSON == nil {
-			resp.Diagnostics.AddError("Cannot upgrade the stored state", "The state holds no JSON to upgrade.")
-			return
-		}
-		upgraded, err := tfvalue.UpgradeToDynamic(req.RawState.JSON, paths...)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot upgrade the stored state", err.Error())
-			return
-		}
-		resp.DynamicValue = &tfprotov6.DynamicValue{JSON: upgraded}
-	}}}
+// stateUpgrade upgrades a stored state of each version below the current
+// one: each step is a rewrite of the state's JSON, applied in order from
+// the stored version's.
+func stateUpgrade(steps ...func([]byte) ([]byte, error)) map[int64]resource.StateUpgrader {
+	upgraders := map[int64]resource.StateUpgrader{}
+	for version := range steps {
+		upgraders[int64(version)] = resource.StateUpgrader{StateUpgrader: func(_ context.Context, req resource.UpgradeStateRequest,
+			resp *resource.UpgradeStateResponse) {
+			if req.RawState == nil || req.RawState.JSON == nil {
+				resp.Diagnostics.AddError("Cannot upgrade the stored state", "The state holds no JSON to upgrade.")
+				return
+			}
+			state := req.RawState.JSON
+			for _, step := range steps[version:] {
+				var err error
+				if state, err = step(state); err != nil {
+					resp.Diagnostics.AddError("Cannot upgrade the stored state", err.Error())
+					return
+				}
+			}
+			resp.DynamicValue = &tfprotov6.DynamicValue{JSON: state}
+		}}
+	}
+	return upgraders
+}
+
+// toDynamic is the step to version 1 for attributes at paths now dynamic.
+func toDynamic(paths ...[]string) func([]byte) ([]byte, error) {
+	return func(state []byte) ([]byte, error) { return tfvalue.UpgradeToDynamic(state, paths...) }
+}
+
+// toRenderedByObject is the step to version 2: rendered by object.
+func toRenderedByObject(nested bool) func([]byte) ([]byte, error) {
+	return func(state []byte) ([]byte, error) { return tfvalue.UpgradeRendered(state, nested) }
 }
 
 var (
@@ -41,13 +59,13 @@ var (
 )
 
 func (r *federatedObjectResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return dynamicAttributesUpgrade([]string{"overrides"}, []string{"placement", "cluster_selector"})
+	return stateUpgrade(toDynamic([]string{"overrides"}, []string{"placement", "cluster_selector"}), toRenderedByObject(false))
 }
 
 func (r *federatedApplicationResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return dynamicAttributesUpgrade([]string{"overrides"}, []string{"placement", "cluster_selector"})
+	return stateUpgrade(toDynamic([]string{"overrides"}, []string{"placement", "cluster_selector"}), toRenderedByObject(true))
 }
 
 func (r *replicaSchedulingPreferenceResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return dynamicAttributesUpgrade([]string{"cluster_selector"})
+	return stateUpgrade(toDynamic([]string{"cluster_selector"}))
 }

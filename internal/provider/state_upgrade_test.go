@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // A version 0 state held selectors and overrides typed, every absent
@@ -99,4 +100,68 @@ func dynamicValue(t *testing.T, text string) tftypes.Value {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// Versions 0 and 1 held one full text per cluster in `rendered`; the
+// upgrade gives the view the plan now computes from the same texts, so the
+// same configuration plans no change.
+func TestStateUpgrade_renderedByClusterBecomesByObject(t *testing.T) {
+	ctx := context.Background()
+	server := providerserver.NewProtocol6(&kubefedProvider{version: "test", clients: kube.NewClientFactory()})()
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := `{"kind":"Deployment","spec":{"replicas":3}}`
+	byCluster := map[string]string{"berlin": web, "new-york": web, "sf": `{"kind":"Deployment","spec":{"replicas":2}}`}
+	perObject := map[string]map[string]string{"apps/v1/Deployment/shop/web": byCluster, "/v1/Namespace/shop": {"sf": `{"kind":"Namespace"}`}}
+	byClusterThenKey := map[string]map[string]string{}
+	for key, texts := range perObject {
+		for cluster, text := range texts {
+			if byClusterThenKey[cluster] == nil {
+				byClusterThenKey[cluster] = map[string]string{}
+			}
+			byClusterThenKey[cluster][key] = text
+		}
+	}
+	objectWant, _ := tfvalue.Rendered(byCluster).ToTerraformValue(ctx)
+	setWant, _ := tfvalue.RenderedSet(perObject).ToTerraformValue(ctx)
+	for _, tc := range []struct {
+		resource string
+		old      any
+		want     tftypes.Value
+	}{
+		{"kubefed_federated_object", byCluster, objectWant},
+		{"kubefed_federated_object", map[string]string{}, tftypes.NewValue(objectWant.Type(), nil)},
+		{"kubefed_federated_application", byClusterThenKey, setWant},
+	} {
+		for _, version := range []int64{0, 1} {
+			typ := schemas.ResourceSchemas[tc.resource].ValueType().(tftypes.Object)
+			state := map[string]any{}
+			for name := range typ.AttributeTypes {
+				state[name] = nil
+			}
+			state["rendered"] = tc.old
+			raw, err := json.Marshal(state)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: tc.resource, Version: version,
+				RawState: &tfprotov6.RawState{JSON: raw}})
+			if err != nil || len(resp.Diagnostics) > 0 {
+				t.Fatalf("%s: upgrade from %d: %v %+v", tc.resource, version, err, resp.Diagnostics)
+			}
+			upgraded, err := resp.UpgradedState.Unmarshal(typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var attrs map[string]tftypes.Value
+			if err := upgraded.As(&attrs); err != nil {
+				t.Fatal(err)
+			}
+			if got := attrs["rendered"]; !got.Equal(tc.want) {
+				t.Errorf("%s from version %d: rendered upgraded to\n%v\nwant\n%v", tc.resource, version, got, tc.want)
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package tfvalue
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"math/big"
 	"reflect"
 	"strings"
@@ -153,4 +154,42 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 		t.Fatal(err)
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+func TestRenderedReadsBackEachClustersText(t *testing.T) {
+	web := `{"kind":"Deployment","spec":{"replicas":3}}`
+	byCluster := map[string]string{"berlin": web, "new-york": web, "sf": `{"kind":"Deployment","spec":{"replicas":2}}`, "tokyo": ""}
+	v := Rendered(byCluster)
+	attrs := v.Attributes()
+	if got := attrs["manifest"].(types.String).ValueString(); got != web {
+		t.Errorf("manifest = %s, want the text most clusters have", got)
+	}
+	if got := len(attrs["differences"].(types.Map).Elements()); got != 2 {
+		t.Errorf("differences has %d entries, want sf's and tokyo's", got)
+	}
+	if back := RenderedByCluster(v); !maps.Equal(back, byCluster) {
+		t.Errorf("read back %v, want %v", back, byCluster)
+	}
+	if v := Rendered(nil); !v.IsNull() {
+		t.Errorf("no cluster: %v, want null", v)
+	}
+	set := map[string]map[string]string{"apps/v1/Deployment/shop/web": byCluster, "/v1/Namespace/shop": {"sf": `{"kind":"Namespace"}`}}
+	if back := RenderedSetByObject(RenderedSet(set)); !reflect.DeepEqual(back, set) {
+		t.Errorf("the set read back %v, want %v", back, set)
+	}
+}
+
+// A state edited by hand so that a difference no longer applies does not
+// fail the read: its clusters count as not known, which the refresh reads
+// back from them.
+func TestRenderedThatDoesNotJoinIsNotKnown(t *testing.T) {
+	v := types.ObjectValueMust(RenderedType.AttrTypes, map[string]attr.Value{
+		"manifest": types.StringValue(`{"a":1}`),
+		"clusters": types.ListValueMust(types.StringType, []attr.Value{types.StringValue("berlin"), types.StringValue("sf")}),
+		"differences": types.MapValueMust(types.StringType, map[string]attr.Value{
+			"sf": types.StringValue(`[{"op":"remove","path":"/b"}]`)}),
+	})
+	if got := RenderedByCluster(v); !maps.Equal(got, map[string]string{"berlin": "", "sf": ""}) {
+		t.Errorf("read %v, want both clusters not known", got)
+	}
 }
