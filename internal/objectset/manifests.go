@@ -9,10 +9,23 @@ import (
 )
 
 // ManifestList is one attribute of manifests of an application: its name
-// (manifests or sensitive_manifests) and its elements.
+// (manifests, sensitive_manifests or manifest_objects) and its elements.
 type ManifestList struct {
 	Name     string
 	Elements []string
+	// Keys, when set, name the elements: the attribute is a map of objects
+	// (manifest_objects), each element one of them as JSON.
+	Keys []string
+	// Sensitive lists are hidden from the CLI, so a Secret may be in one.
+	Sensitive bool
+}
+
+// at is the path of element i.
+func (l ManifestList) at(i int) Path {
+	if l.Keys != nil {
+		return Root(l.Name).AtMapKey(l.Keys[i])
+	}
+	return Root(l.Name).AtListIndex(i)
 }
 
 // Manifests parses the lists of an application into its objects, each with
@@ -28,7 +41,7 @@ func Manifests(lists []ManifestList, opts federation.ManifestOptions) (all []fed
 			var missing *federation.MissingNamespaceError
 			where := Root(list.Name)
 			if errors.As(e, &me) {
-				where = where.AtListIndex(me.Element)
+				where = list.at(me.Element)
 			}
 			if errors.As(e, &missing) {
 				problems.AddAttributeError(where, "Missing namespace", fmt.Sprintf("%s: %v. Set default_namespace (the namespace "+
@@ -38,9 +51,9 @@ func Manifests(lists []ManifestList, opts federation.ManifestOptions) (all []fed
 			problems.AddAttributeError(where, "Invalid manifest", fmt.Sprintf("%s: %v", where, e))
 		}
 		found, left := federation.SplitHooks(found)
-		hooks.Append(hookWarnings(list.Name, left)...)
+		hooks.Append(hookWarnings(list, left)...)
 		for _, mf := range found {
-			where := Root(list.Name).AtListIndex(mf.Element)
+			where := list.at(mf.Element)
 			unversioned := mf.Key
 			unversioned.Version = ""
 			if first, dup := seen[unversioned.String()]; dup {
@@ -49,8 +62,8 @@ func Manifests(lists []ManifestList, opts federation.ManifestOptions) (all []fed
 				continue
 			}
 			seen[unversioned.String()] = where
-			if list.Name == "manifests" && mf.Key.Group == "" && mf.Key.Kind == "Secret" {
-				problems.AddAttributeError(where, "Secret given in manifests",
+			if !list.Sensitive && mf.Key.Group == "" && mf.Key.Kind == "Secret" {
+				problems.AddAttributeError(where, "Secret given in "+list.Name,
 					fmt.Sprintf("%s would show its values in the plan: put it in sensitive_manifests.", mf.Key.Object()))
 			}
 			all, at = append(all, mf), append(at, where)
@@ -61,16 +74,16 @@ func Manifests(lists []ManifestList, opts federation.ManifestOptions) (all []fed
 
 // hookWarnings names the Helm hooks and tests of a manifest list, which the
 // set leaves out, and the element of each.
-func hookWarnings(list string, hooks []federation.Manifest) Problems {
+func hookWarnings(list ManifestList, hooks []federation.Manifest) Problems {
 	if len(hooks) == 0 {
 		return nil
 	}
 	names := federation.HookNames(hooks)
 	for i, h := range hooks {
-		names[i] = fmt.Sprintf("%s (%s)", names[i], Root(list).AtListIndex(h.Element))
+		names[i] = fmt.Sprintf("%s (%s)", names[i], list.at(h.Element))
 	}
 	var out Problems
-	out.AddAttributeWarning(Root(list), "Helm hooks and tests left out", fmt.Sprintf("Helm runs these objects at a release "+
+	out.AddAttributeWarning(Root(list.Name), "Helm hooks and tests left out", fmt.Sprintf("Helm runs these objects at a release "+
 		"event or on `helm test` instead of installing them: %s. An application has no release events: they are not federated. "+
 		"Render the chart with --no-hooks (or --skip-tests) to leave them out, or remove the %s annotation to federate one.",
 		strings.Join(names, ", "), federation.HookAnnotation))

@@ -16,6 +16,7 @@ func TestManifests(t *testing.T) {
 	tests := []struct {
 		name                 string
 		manifests, sensitive []string
+		objects              [][2]string // key, JSON
 		defaultNamespace     string
 		wantKeys, wantAt     []string
 		wantErrs, wantHooks  []string
@@ -33,6 +34,18 @@ func TestManifests(t *testing.T) {
 			wantErrs: []string{"sensitive_manifests[0]: ConfigMap x/a is in manifests[0] and in sensitive_manifests[0]"}},
 		{name: "a Secret in clear", manifests: []string{secret},
 			wantErrs: []string{"manifests[0]: Secret x/s would show its values in the plan"}},
+		{name: "objects as values, at their keys",
+			objects: [][2]string{{"config", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","namespace":"x"}}`},
+				{"web", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"x"}}`}},
+			manifests: []string{cm},
+			wantKeys:  []string{"/v1/ConfigMap/x/a", "/v1/ConfigMap/x/b", "apps/v1/Deployment/x/web"},
+			wantAt:    []string{"manifests[0]", `manifest_objects["config"]`, `manifest_objects["web"]`}},
+		{name: "a Secret among the objects as values",
+			objects:  [][2]string{{"s", `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"x"}}`}},
+			wantErrs: []string{`manifest_objects["s"]: Secret x/s would show its values in the plan`}},
+		{name: "an object both as text and as a value", manifests: []string{cm},
+			objects:  [][2]string{{"again", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"x"}}`}},
+			wantErrs: []string{`manifest_objects["again"]: ConfigMap x/a is in manifests[0] and in manifest_objects["again"]`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,7 +54,14 @@ func TestManifests(t *testing.T) {
 				lists = append(lists, ManifestList{Name: "manifests", Elements: tt.manifests})
 			}
 			if tt.sensitive != nil {
-				lists = append(lists, ManifestList{Name: "sensitive_manifests", Elements: tt.sensitive})
+				lists = append(lists, ManifestList{Name: "sensitive_manifests", Elements: tt.sensitive, Sensitive: true})
+			}
+			if tt.objects != nil {
+				l := ManifestList{Name: "manifest_objects"}
+				for _, o := range tt.objects {
+					l.Keys, l.Elements = append(l.Keys, o[0]), append(l.Elements, o[1])
+				}
+				lists = append(lists, l)
 			}
 			opts := federation.ManifestOptions{DefaultNamespace: tt.defaultNamespace, Scope: federation.BuiltinScope}
 			found, at, problems, hooks := Manifests(lists, opts)

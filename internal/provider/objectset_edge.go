@@ -85,7 +85,7 @@ func withinDynamic(p path.Path, detail string) (path.Path, string) {
 		} else {
 			out = out.AtName(string(name))
 		}
-		if (name == "overrides" || name == "cluster_selector") && i < len(steps)-1 {
+		if (name == "overrides" || name == "cluster_selector" || name == "manifest_objects") && i < len(steps)-1 {
 			return out, p.String() + ": " + detail
 		}
 	}

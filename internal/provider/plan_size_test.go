@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,13 +31,26 @@ resource "kubefed_federated_type" "autoscalers" {
 }
 `
 
+// asText gives the overlay's files as manifests; asObjects as
+// manifest_objects, decoded by the provider's function.
+const (
+	asText    = `manifests = [for f in sort(fileset(%[1]q, "*.yaml")) : file("%[1]s/${f}")]`
+	asObjects = `manifest_objects = merge([for f in sort(fileset(%[1]q, "*.yaml")) : provider::kubefed::decode_manifests(file("%[1]s/${f}"))]...)`
+)
+
 // planSizeApplication federates the overlay's files in dir, as a user
 // would with fileset, with the given override rules.
 func planSizeApplication(prefix, dir, overrides string) string {
+	return planSizeApplicationAs(asText, prefix, dir, overrides)
+}
+
+// planSizeApplicationAs is planSizeApplication with the files given as
+// form says.
+func planSizeApplicationAs(form, prefix, dir, overrides string) string {
 	return fmt.Sprintf(`
 resource "kubefed_federated_application" "shop" {
-  name      = %q
-  manifests = [for f in sort(fileset(%[2]q, "*.yaml")) : file("%[2]s/${f}")]
+  name      = %[1]q
+  %[2]s
   placement = { clusters = [kubefed_federation_cluster.sf.name, kubefed_federation_cluster.ny.name, kubefed_federation_cluster.berlin.name] }
   overrides = [%[3]s]
   timeouts  = { create = "5m", update = "5m" }
@@ -44,7 +58,7 @@ resource "kubefed_federated_application" "shop" {
     kubefed_federated_type.services, kubefed_federated_type.serviceaccounts, kubefed_federated_type.volumeclaims,
     kubefed_federated_type.autoscalers]
 }
-`, prefix, dir, overrides)
+`, prefix, fmt.Sprintf(form, dir), overrides)
 }
 
 // writeOverlay copies the shop's production overlay into dir with its
@@ -236,12 +250,71 @@ func TestAccFederatedApplication_planSize(t *testing.T) {
 // onlyChanged fails the test when a plan names an object of the namespace
 // other than the one changed: the status and health of the others stay
 // as they were, so the CLI hides them.
-func onlyChanged(t *testing.T, name, out, ns, changed string) {
+func onlyChanged(t *testing.T, name, out, ns string, changed ...string) {
 	t.Helper()
 	for _, line := range strings.Split(out, "\n") {
-		if strings.Contains(line, "/"+ns) && strings.Contains(line, `" `) && !strings.Contains(line, `"`+changed+`"`) &&
-			!strings.Contains(line, "namespace:") {
+		names := slices.ContainsFunc(changed, func(c string) bool { return strings.Contains(line, `"`+c+`"`) })
+		if strings.Contains(line, "/"+ns) && strings.Contains(line, `" `) && !names && !strings.Contains(line, "namespace:") {
 			t.Errorf("the plan of %s shows an object it does not change: %s", name, strings.TrimSpace(line))
 		}
 	}
+}
+
+// The same overlay given as manifest_objects, decoded by the provider's
+// function: a change of one field of the template shows as that field,
+// where the CLI prints a changed element of manifests whole, so the whole
+// plan is held to the goal. A second plan after each apply is empty.
+func TestAccFederatedApplication_planSizeOfObjectsAsValues(t *testing.T) {
+	acctest.Lab(t)
+	prefix, ns := "app-values", uniqueName("app-values")
+	cleanupObjectTest(t, prefix, ns)
+	ws := acctest.NewWorkspace(t)
+	if !cliHasFunctions(t, ws) {
+		t.Skip("provider-defined functions need OpenTofu or Terraform 1.8 or later")
+	}
+	dir := filepath.Join(ws.Dir, "shop")
+	base := acctest.HostProviderConfig(t) + objectTestTypes + applicationTypes + planSizeTypes + objectTestClusters(t, prefix)
+	t.Cleanup(func() { ws.Run("destroy", "-auto-approve", "-input=false", "-no-color") })
+	writeOverlay(t, dir, ns, nil)
+	ws.Write(base + planSizeApplicationAs(asObjects, prefix, dir, ""))
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+	ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	writeOverlay(t, dir, ns, func(name, text string) string {
+		if name != "03-deployments.yaml" {
+			return text
+		}
+		return strings.Replace(text, "revisionHistoryLimit: 5", "revisionHistoryLimit: 7", 1)
+	})
+	out := ws.MustRun(2, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	total := planDiffLines(out)
+	t.Logf("template on every cluster, objects as values: %d lines of plan diff", total)
+	if os.Getenv("KUBEFED_PLAN_SIZE_SHOW") != "" {
+		t.Logf("the plan:\n%s", out)
+	}
+	onlyChanged(t, "template on every cluster", out, ns, "apps/v1/Deployment/"+ns+"/frontend", "Deployment.apps/"+ns+"/frontend")
+	if !strings.Contains(out, "revisionHistoryLimit = 5 -> 7") {
+		t.Errorf("the plan does not show the changed field:\n%s", out)
+	}
+	if total > 40+10*3 {
+		t.Errorf("one field of one object's template takes %d lines of plan, want 70 at most", total)
+	}
+	ws.MustRun(0, "apply", "-auto-approve", "-input=false", "-no-color")
+	ws.MustRun(0, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+}
+
+// cliHasFunctions reports whether the workspace's CLI runs provider-defined
+// functions: OpenTofu or Terraform 1.8 or later.
+func cliHasFunctions(t *testing.T, ws *acctest.Workspace) bool {
+	t.Helper()
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal([]byte(ws.MustRun(0, "version", "-json")), &v); err != nil {
+		t.Fatal(err)
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(v.Version, "%d.%d", &major, &minor); err != nil {
+		t.Fatalf("CLI version %q: %v", v.Version, err)
+	}
+	return major > 1 || minor >= 8
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/functions"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/kube"
 )
 
@@ -153,8 +154,9 @@ func (p *kubefedProvider) EphemeralResources(context.Context) []func() ephemeral
 
 func (p *kubefedProvider) Functions(context.Context) []func() function.Function {
 	return []func() function.Function{
-		NewReplicaSplitFunction,
-		NewRenderObjectFunction,
+		functions.NewReplicaSplitFunction,
+		functions.NewRenderObjectFunction,
+		functions.NewDecodeManifestsFunction,
 	}
 }
 

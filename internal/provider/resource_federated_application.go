@@ -84,6 +84,14 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 			ElementType: types.StringType,
 			Description: "Objects as in `manifests`, hidden from the CLI's output: required for Secrets. `rendered` shows digests of a Secret's values.",
 		},
+		"manifest_objects": schema.DynamicAttribute{
+			Optional: true,
+			Description: "Objects of the application given as values rather than text: an object or map whose values are " +
+				"Kubernetes objects, as `yamldecode(file(...))` or `provider::kubefed::decode_manifests(...)` give them, under keys " +
+				"of your choosing. A plan shows a change of one of them as the fields that change, where the CLI prints a changed " +
+				"element of `manifests` whole. Used with `manifests` and `sensitive_manifests` or instead of them; a field whose value " +
+				"is `null` is left out; a Secret goes in `sensitive_manifests`.",
+		},
 		"overrides": overridesAttribute(true),
 		"replicas_object": schema.SingleNestedAttribute{
 			Optional: true,

@@ -29,7 +29,7 @@ func (r *federatedApplicationResource) Read(ctx context.Context, req resource.Re
 		return
 	}
 	applicationIdentity.set(ctx, resp.Identity, state.ID, &resp.Diagnostics)
-	importing := state.Manifests.IsNull() && state.SensitiveManifests.IsNull()
+	importing := state.Manifests.IsNull() && state.SensitiveManifests.IsNull() && state.ManifestObjects.IsNull()
 	if importing && !r.fromHost(ctx, &state, &resp.Diagnostics) {
 		return
 	}
@@ -218,12 +218,13 @@ func (r *federatedApplicationResource) ValidateConfig(ctx context.Context, req r
 	validateRollout(ctx, m.Wait, strategyValue, &resp.Diagnostics)
 	warnPlacementBoth(m.Placement, &resp.Diagnostics)
 	warnNoPlacement(m.Placement, m.ClusterReplicas, &resp.Diagnostics)
-	if !fullyKnown(m.Manifests) || !fullyKnown(m.SensitiveManifests) {
+	if !fullyKnown(m.Manifests) || !fullyKnown(m.SensitiveManifests) || !fullyKnown(m.ManifestObjects) {
 		return
 	}
 	manifests, _, _ := manifestsOf(ctx, &m, federation.BuiltinScope, &resp.Diagnostics)
-	if m.Manifests.IsNull() && m.SensitiveManifests.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("manifests"), "No objects", "Set manifests or sensitive_manifests: an application holds at least one object.")
+	if m.Manifests.IsNull() && m.SensitiveManifests.IsNull() && m.ManifestObjects.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("manifests"), "No objects",
+			"Set manifests, manifest_objects or sensitive_manifests: an application holds at least one object.")
 	}
 	if resp.Diagnostics.HasError() || !fullyKnown(m.Overrides) {
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/federation"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/plain"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 // federatedApplicationModel is kubefed_federated_application.
@@ -24,6 +25,7 @@ type federatedApplicationModel struct {
 	Name               types.String   `tfsdk:"name"`
 	Manifests          types.List     `tfsdk:"manifests"`
 	SensitiveManifests types.List     `tfsdk:"sensitive_manifests"`
+	ManifestObjects    types.Dynamic  `tfsdk:"manifest_objects"`
 	DefaultNamespace   types.String   `tfsdk:"default_namespace"`
 	Placement          types.Object   `tfsdk:"placement"`
 	Overrides          types.Dynamic  `tfsdk:"overrides"`
@@ -100,9 +102,14 @@ func manifestsOf(ctx context.Context, m *federatedApplicationModel, scope federa
 		if list.value.IsNull() || list.value.IsUnknown() {
 			continue
 		}
-		l := objectset.ManifestList{Name: list.name}
+		l := objectset.ManifestList{Name: list.name, Sensitive: list.name == "sensitive_manifests"}
 		diags.Append(list.value.ElementsAs(ctx, &l.Elements, false)...)
 		lists = append(lists, l)
+	}
+	if objects, err := manifestObjects(m.ManifestObjects); err != nil {
+		diags.AddAttributeError(path.Root("manifest_objects"), "Invalid manifest objects", err.Error())
+	} else if objects != nil {
+		lists = append(lists, *objects)
 	}
 	all, in, problems, hooks := objectset.Manifests(lists, opts)
 	addProblems(diags, problems, nil)
@@ -113,6 +120,23 @@ func manifestsOf(ctx context.Context, m *federatedApplicationModel, scope federa
 		at[i] = pathOf(p)
 	}
 	return all, at, hookWarnings
+}
+
+// manifestObjects is manifest_objects as a list of JSON texts named by
+// their keys, in the keys' order; nil when it is null or not known.
+func manifestObjects(v types.Dynamic) (*objectset.ManifestList, error) {
+	if v.IsNull() || !fullyKnown(v) {
+		return nil, nil
+	}
+	raw, err := tfvalue.Plain(v)
+	if err != nil {
+		return nil, err
+	}
+	keys, texts, err := plain.ManifestObjects(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &objectset.ManifestList{Name: "manifest_objects", Keys: keys, Elements: texts}, nil
 }
 
 // keepPriorManifests plans the state's text of a manifest list that holds

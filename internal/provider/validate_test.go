@@ -87,6 +87,32 @@ resource "kubefed_federated_application" "chart" {
     "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web}\n"]
 }
 `, "Missing namespace", "manifests[1]", "ServiceAccount web", "Set default_namespace"),
+			// Objects as values: named by their key, checked as text is.
+			step(`
+resource "kubefed_federated_application" "values" {
+  name             = "values"
+  manifest_objects = { account = { apiVersion = "v1", kind = "ServiceAccount", metadata = { name = "web" } } }
+}
+`, "Missing namespace", `manifest_objects["account"]`, "ServiceAccount web", "Set default_namespace"),
+			step(`
+resource "kubefed_federated_application" "values" {
+  name             = "values"
+  manifest_objects = { db = { apiVersion = "v1", kind = "Secret", metadata = { name = "db", namespace = "app" } } }
+}
+`, "Secret given in manifest_objects", `manifest_objects["db"]`, "put it in sensitive_manifests"),
+			step(`
+resource "kubefed_federated_application" "values" {
+  name             = "values"
+  manifest_objects = [{ apiVersion = "v1", kind = "Namespace", metadata = { name = "web" } }]
+}
+`, "Invalid manifest objects", "manifest_objects is a list; write an object or map"),
+			step(`
+resource "kubefed_federated_application" "values" {
+  name             = "values"
+  manifests        = [yamlencode({ apiVersion = "v1", kind = "Namespace", metadata = { name = "web" } })]
+  manifest_objects = { again = { apiVersion = "v1", kind = "Namespace", metadata = { name = "web" } } }
+}
+`, "Object given twice", `Namespace web is in manifests[0] and in manifest_objects["again"]`),
 			step(`
 resource "kubefed_replica_scheduling_preference" "web" {
   namespace      = "shop"

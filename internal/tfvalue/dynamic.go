@@ -2,6 +2,7 @@ package tfvalue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/big"
@@ -14,7 +15,7 @@ import (
 
 // Dynamic is the dynamic value of a plain form, typed as an HCL literal of
 // it would be: a map[string]any is an object, a []any a tuple, a string,
-// bool or number one of those. A nil form is a null value; a nil inside a
+// bool or number (int, int64, *big.Float or json.Number) one of those. A nil form is a null value; a nil inside a
 // form is an error, since forms leave out what they do not set. A nil list
 // or map is no form either: null, not empty.
 func Dynamic(form any) (types.Dynamic, error) {
@@ -49,6 +50,12 @@ func literal(form any) (attr.Value, error) {
 		return types.NumberValue(new(big.Float).SetInt64(f)), nil
 	case *big.Float:
 		return types.NumberValue(f), nil
+	case json.Number:
+		n, _, err := big.ParseFloat(string(f), 10, 512, big.ToNearestEven)
+		if err != nil {
+			return nil, fmt.Errorf("number %s: %w", f, err)
+		}
+		return types.NumberValue(n), nil
 	case []any:
 		elements := make([]attr.Value, len(f))
 		elementTypes := make([]attr.Type, len(f))

@@ -7,6 +7,7 @@ package tfvalue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/big"
 
@@ -75,4 +76,36 @@ func plainAttributes(attributes map[string]attr.Value) (map[string]any, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// PlainJSON is a plain form (as Plain gives it) as JSON: numbers as
+// written in full, not as strings.
+func PlainJSON(form any) ([]byte, error) {
+	return json.Marshal(jsonNumbers(form))
+}
+
+func jsonNumbers(form any) any {
+	switch f := form.(type) {
+	case *big.Float:
+		if f == nil {
+			return nil
+		}
+		if f.IsInt() {
+			return json.Number(f.Text('f', 0))
+		}
+		return json.Number(f.Text('g', -1))
+	case []any:
+		out := make([]any, len(f))
+		for i, e := range f {
+			out[i] = jsonNumbers(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(f))
+		for k, e := range f {
+			out[k] = jsonNumbers(e)
+		}
+		return out
+	}
+	return form
 }

@@ -193,3 +193,22 @@ func TestRenderedThatDoesNotJoinIsNotKnown(t *testing.T) {
 		t.Errorf("read %v, want both clusters not known", got)
 	}
 }
+
+func TestDecodedJSONNumbersMakeNumbersAndComeBackAsWritten(t *testing.T) {
+	form := map[string]any{"port": json.Number("8080"), "ratio": json.Number("0.25"), "big": json.Number("12345678901234567890")}
+	v, err := Dynamic(form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Plain(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := PlainJSON(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"big":12345678901234567890,"port":8080,"ratio":0.25}`; string(text) != want {
+		t.Errorf("PlainJSON = %s, want %s", text, want)
+	}
+}

@@ -1,4 +1,4 @@
-package provider
+package functions
 
 import (
 	"context"
