@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/tf-kubefed/terraform-provider-kubefed/internal/objectset"
+	"github.com/tf-kubefed/terraform-provider-kubefed/internal/tfvalue"
 )
 
 var (
@@ -133,9 +134,9 @@ func (r *federatedApplicationResource) Schema(ctx context.Context, _ resource.Sc
 		"objects": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 			Description: "The keys of the set's objects (`<group>/<version>/<Kind>/<namespace>/<name>`, no namespace part for " +
 				"cluster-scoped ones), in the order each cluster receives them."},
-		"rendered": schema.MapNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{Attributes: renderedAttributes()},
+		"rendered": schema.MapAttribute{Computed: true, ElementType: tfvalue.RenderedType,
 			Description: "For each object key, what each cluster receives (planned) or holds (in state), as `rendered` of a " +
-				"federated object: the object as most clusters receive it, once, and how each other cluster's differs."},
+				"federated object: the object as most clusters receive it, once, and how each other cluster's differs. " + renderedParts},
 		"cluster_status": schema.MapAttribute{Computed: true, ElementType: types.MapType{ElemType: clusterStatusType},
 			Description: "For each cluster, for each object key, the outcome of the last apply, as `cluster_status` of a federated " +
 				"object. A plan gives `OK` to an object a cluster holds already and the apply writes to or waits for there, and leaves to " +

@@ -147,13 +147,13 @@ func (r *federatedObjectResource) Schema(ctx context.Context, _ resource.SchemaR
 					"changes no plan.",
 			},
 			"placed_clusters": placedClustersAttribute(),
-			"rendered": schema.SingleNestedAttribute{
-				Computed:   true,
-				Attributes: renderedAttributes(),
+			"rendered": schema.ObjectAttribute{
+				Computed:       true,
+				AttributeTypes: tfvalue.RenderedType.AttrTypes,
 				Description: "What each cluster receives (planned) or holds (in state, projected onto the fields the provider sets): " +
-					"the object as most clusters receive it, once, and how each other cluster's differs. A Secret's values show as " +
-					"`sha256:` digests. A cluster that is not ready at plan time keeps its previous entry, or none. Null when no " +
-					"cluster receives or holds the object.",
+					"the object as most clusters receive it, once, and how each other cluster's differs. " + renderedParts +
+					" A Secret's values show as `sha256:` digests. A cluster that is not ready at plan time keeps its previous " +
+					"entry, or none. Null when no cluster receives or holds the object.",
 			},
 			"cluster_status": schema.MapAttribute{
 				Computed:    true,
