@@ -30,7 +30,8 @@ func ObjectsByName(text string) (map[string]any, error) {
 		if _, dup := out[name]; dup {
 			return nil, fmt.Errorf("%s is given twice", m.Key.Object())
 		}
-		out[name] = dropNulls(object)
+		dropNullFields(object)
+		out[name] = object
 	}
 	return out, nil
 }
@@ -46,24 +47,4 @@ func ObjectName(k Key) string {
 		return kind + "/" + k.Name
 	}
 	return kind + "/" + k.Namespace + "/" + k.Name
-}
-
-// dropNulls is v with the null members of its objects left out; a null
-// element of an array stays.
-func dropNulls(v any) any {
-	switch node := v.(type) {
-	case map[string]any:
-		for k, child := range node {
-			if child == nil {
-				delete(node, k)
-				continue
-			}
-			node[k] = dropNulls(child)
-		}
-	case []any:
-		for i, child := range node {
-			node[i] = dropNulls(child)
-		}
-	}
-	return v
 }

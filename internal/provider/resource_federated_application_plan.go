@@ -67,7 +67,7 @@ func (r *federatedApplicationResource) ModifyPlan(ctx context.Context, req resou
 	plan.PlacedClusters = stringSet(placed)
 	plan.Rendered = tfvalue.RenderedSet(planned.Rendered())
 	plan.RolloutPlan = plannedOrder(set.Set, placed, &resp.Diagnostics)
-	plan.ClusterStatus, plan.ClusterHealth = plannedSetOutcome(set, prior, planned, &resp.Diagnostics)
+	plan.ClusterStatus, plan.ClusterHealth = plannedSetOutcome(set, prior, held, planned, &resp.Diagnostics)
 	plan.HostRecords = plannedHostRecords(set, prior == nil)
 	resp.Diagnostics.Append(applicationModels.toPlan(ctx, &resp.Plan, &plan)...)
 	if len(planned.Fresh) > 0 {
@@ -121,13 +121,14 @@ func priorApplication(ctx context.Context, state tfsdk.State, diags *diag.Diagno
 // nothing to do for any object; otherwise only the entries of the objects
 // and clusters apply writes to or waits for are left to it. An object
 // leaving the set or a cluster leaves them all to apply.
-func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, planned objectset.SetPlan, diags *diag.Diagnostics) (types.Map, types.Map) {
+func plannedSetOutcome(set *appSet, prior *federatedApplicationModel, held map[string]map[string]string, planned objectset.SetPlan,
+	diags *diag.Diagnostics) (types.Map, types.Map) {
 	unknownStatus := types.MapUnknown(types.MapType{ElemType: clusterStatusType})
 	unknownHealth := types.MapUnknown(types.MapType{ElemType: healthType})
 	if prior == nil || prior.ClusterStatus.IsUnknown() {
 		return unknownStatus, unknownHealth
 	}
-	held, rendered, priorStatus := heldByObject(prior), planned.Rendered(), statusByObject(prior)
+	rendered, priorStatus := planned.Rendered(), statusByObject(prior)
 	if objectset.OutcomeKnown(set.Set, held, rendered, priorStatus) {
 		return prior.ClusterStatus, prior.ClusterHealth
 	}

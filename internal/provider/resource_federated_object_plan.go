@@ -94,7 +94,7 @@ func (r *federatedObjectResource) modifyPlan(ctx context.Context, req resource.M
 	plan.PlacedClusters = stringSet(out.Placed)
 	plan.Rendered = tfvalue.Rendered(out.Rendered)
 	plan.RolloutPlan = plannedOrder(set, out.Placed, &resp.Diagnostics)
-	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(o, prior, out, &resp.Diagnostics)
+	plan.ClusterStatus, plan.ClusterHealth = plannedOutcome(o, prior, priorRendered, out, &resp.Diagnostics)
 	if prior == nil {
 		resp.Diagnostics.Append(replacementNote.Save(ctx, private, replacement{ID: o.ID, Placed: out.Placed})...)
 	}
@@ -157,17 +157,18 @@ func placementUnknown() map[string]attr.Value {
 // plannedOutcome keeps the prior status and health when apply has nothing
 // to do; otherwise only the clusters apply writes to or waits for (a
 // cluster whose last rollout did not finish) are left to it.
-func plannedOutcome(o *objectset.Object, prior *federatedObjectModel, out objectset.Planned, diags *diag.Diagnostics) (status, health types.Map) {
+func plannedOutcome(o *objectset.Object, prior *federatedObjectModel, held map[string]string, out objectset.Planned,
+	diags *diag.Diagnostics) (status, health types.Map) {
 	unknownStatus, unknownHealth := types.MapUnknown(clusterStatusType), types.MapUnknown(healthType)
 	if prior == nil || prior.ClusterStatus.IsUnknown() {
 		return unknownStatus, unknownHealth
 	}
 	priorStatus := statusEntries(prior.ClusterStatus)
-	if maps.Equal(tfvalue.RenderedByCluster(prior.Rendered), out.Rendered) && slices.Equal(setStrings(prior.PlacedClusters), out.Placed) &&
+	if maps.Equal(held, out.Rendered) && slices.Equal(setStrings(prior.PlacedClusters), out.Placed) &&
 		len(objectset.PendingRollouts(o, priorStatus)) == 0 {
 		return prior.ClusterStatus, prior.ClusterHealth
 	}
-	outcome, known := objectset.PlanOutcome(o, tfvalue.RenderedByCluster(prior.Rendered), out.Rendered, out.Placed, priorStatus,
+	outcome, known := objectset.PlanOutcome(o, held, out.Rendered, out.Placed, priorStatus,
 		healthEntries(prior.ClusterHealth))
 	if !known {
 		return unknownStatus, unknownHealth

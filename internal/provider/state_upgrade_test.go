@@ -62,19 +62,7 @@ func TestStateUpgrade_typedSelectorsAndOverridesBecomeWhatTheConfigurationWrote(
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: tc.resource, Version: 0,
-			RawState: &tfprotov6.RawState{JSON: raw}})
-		if err != nil || len(resp.Diagnostics) > 0 {
-			t.Fatalf("%s: upgrade: %v %+v", tc.resource, err, resp.Diagnostics)
-		}
-		upgraded, err := resp.UpgradedState.Unmarshal(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var attrs map[string]tftypes.Value
-		if err := upgraded.As(&attrs); err != nil {
-			t.Fatal(err)
-		}
+		attrs := upgradeFrom(ctx, t, server, tc.resource, 0, typ, raw)
 		for name, want := range tc.want {
 			got := attrs[name]
 			if name == "placement.cluster_selector" {
@@ -146,22 +134,31 @@ func TestStateUpgrade_renderedByClusterBecomesByObject(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: tc.resource, Version: version,
-				RawState: &tfprotov6.RawState{JSON: raw}})
-			if err != nil || len(resp.Diagnostics) > 0 {
-				t.Fatalf("%s: upgrade from %d: %v %+v", tc.resource, version, err, resp.Diagnostics)
-			}
-			upgraded, err := resp.UpgradedState.Unmarshal(typ)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var attrs map[string]tftypes.Value
-			if err := upgraded.As(&attrs); err != nil {
-				t.Fatal(err)
-			}
+			attrs := upgradeFrom(ctx, t, server, tc.resource, version, typ, raw)
 			if got := attrs["rendered"]; !got.Equal(tc.want) {
 				t.Errorf("%s from version %d: rendered upgraded to\n%v\nwant\n%v", tc.resource, version, got, tc.want)
 			}
 		}
 	}
+}
+
+// upgradeFrom upgrades raw, a state of resource at version, and gives its
+// attributes.
+func upgradeFrom(ctx context.Context, t *testing.T, server tfprotov6.ProviderServer, resource string, version int64,
+	typ tftypes.Object, raw []byte) map[string]tftypes.Value {
+	t.Helper()
+	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: resource, Version: version,
+		RawState: &tfprotov6.RawState{JSON: raw}})
+	if err != nil || len(resp.Diagnostics) > 0 {
+		t.Fatalf("%s: upgrade from %d: %v %+v", resource, version, err, resp.Diagnostics)
+	}
+	upgraded, err := resp.UpgradedState.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := upgraded.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	return attrs
 }

@@ -36,7 +36,7 @@ func UpgradeToDynamic(state []byte, paths ...[]string) ([]byte, error) {
 		if parent == nil || parent[last] == nil {
 			continue
 		}
-		value := WithoutNulls(parent[last])
+		value := withoutNulls(parent[last])
 		typ, err := literalType(value)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", strings.Join(p, "."), err)
@@ -46,21 +46,21 @@ func UpgradeToDynamic(state []byte, paths ...[]string) ([]byte, error) {
 	return json.Marshal(root)
 }
 
-// WithoutNulls is v with the null attributes of its objects left out.
-func WithoutNulls(v any) any {
+// withoutNulls is v with the null attributes of its objects left out.
+func withoutNulls(v any) any {
 	switch value := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range value {
 			if e != nil {
-				out[k] = WithoutNulls(e)
+				out[k] = withoutNulls(e)
 			}
 		}
 		return out
 	case []any:
 		out := make([]any, len(value))
 		for i, e := range value {
-			out[i] = WithoutNulls(e)
+			out[i] = withoutNulls(e)
 		}
 		return out
 	}
